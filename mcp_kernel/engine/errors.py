@@ -1,0 +1,97 @@
+"""JavaScript errors as users see them: ``Name: message`` and frames in their own cells.
+
+V8 reports positions in the rewritten code (``cell[3]:2:17``); the rewriter's source maps turn
+them back into the user's line and column, and frames from the kernel's own runtime are dropped
+because they are noise to the user.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .rewrite import SourceMap
+
+# "    at f (cell[3]:2:17)" | "    at cell[3]:2:17" | "    at async f (cell[3]:2:17)"
+_FRAME = re.compile(r"^\s*at (?:(?P<fn>.+?) \()?(?P<file>[^()\s]+):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
+_CELL = re.compile(r"^cell\[-?\d+\]$")
+
+
+@dataclass
+class JSError:
+    """A failed cell: what goes into the ``error`` message and the error ``execute_reply``."""
+
+    name: str
+    message: str
+    traceback: list[str] = field(default_factory=list)
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def headline(self) -> str:
+        return f"{self.name}: {self.message}" if self.message else self.name
+
+
+def cell_frames(stack: str, maps: Mapping[str, SourceMap]) -> list[str]:
+    """The user's frames of a V8 stack, mapped to cell positions, with the source line."""
+    lines: list[str] = []
+    for raw in stack.splitlines():
+        m = _FRAME.match(raw)
+        if not m or not _CELL.match(m["file"]):
+            continue
+        smap = maps.get(m["file"])
+        line, col = int(m["line"]), int(m["col"])
+        if smap is not None:
+            if smap.in_wrapper(line, col):
+                continue  # the cell wrapper itself, not a line the user wrote
+            line, col = smap.original(line, col)
+        fn = m["fn"] or ""
+        fn = fn.removeprefix("async ")
+        where = f"{m['file']} line {line}, col {col}"
+        if fn and fn not in ("Object.<anonymous>",) and not fn.startswith("__mcp2repl"):
+            where += f", in {fn}"
+        lines.append(f"  at {where}")
+        if smap is not None:
+            source = smap.source_line(line)
+            if source.strip():
+                lines.append(f"    {source.rstrip()}")
+                lines.append("    " + " " * max(col - 1, 0) + "^")
+    return lines
+
+
+def from_js(spec: Mapping[str, object], maps: Mapping[str, SourceMap]) -> JSError:
+    """Build a :class:`JSError` from the description bridge.js posts."""
+    name = str(spec.get("name") or "Error")
+    message = str(spec.get("message") or "")
+    extra = {str(k): str(v) for k, v in dict(spec.get("extra") or {}).items()}  # type: ignore[call-overload]
+    err = JSError(name=name, message=message, extra=extra)
+    err.traceback = [err.headline, *cell_frames(str(spec.get("stack") or ""), maps)]
+    return err
+
+
+def syntax_error(message: str, cell: str, line: int, col: int, smap: SourceMap | None) -> JSError:
+    """A SyntaxError pointing at the user's line and column."""
+    err = JSError(name="SyntaxError", message=message)
+    err.traceback = [err.headline, f"  at {cell} line {line}, col {col}"]
+    if smap is not None:
+        source = smap.source_line(line)
+        if source.strip():
+            err.traceback += [f"    {source.rstrip()}", "    " + " " * max(col - 1, 0) + "^"]
+    return err
+
+
+_PARSE = re.compile(r"^[^\n]*?:(?P<line>\d+): SyntaxError: (?P<msg>[^\n]*)\n(?P<src>[^\n]*)\n(?P<caret>\s*)\^", re.S)
+
+
+def from_parse_exception(text: str, cell: str, smap: SourceMap | None) -> JSError:
+    """Turn mini-racer's ``<anonymous>:LINE: SyntaxError: msg`` + caret into a cell position."""
+    m = _PARSE.match(text)
+    if not m:
+        first = text.strip().splitlines()[0] if text.strip() else "Invalid or unexpected token"
+        msg = first.split("SyntaxError: ", 1)[-1]
+        return syntax_error(msg, cell, 1, 1, smap)
+    line = int(m["line"])
+    col = len(m["caret"]) + 1
+    if smap is not None:
+        line, col = smap.original(line, col)
+    return syntax_error(m["msg"], cell, line, col, smap)

@@ -1,0 +1,309 @@
+"""The Jupyter side: maps protocol messages onto the engine, and nothing else.
+
+Three things here are not obvious from the wrapper-kernel recipe:
+
+* ipykernel's interrupt signals the whole process group (and its pre-handler hook turns SIGINT
+  into KeyboardInterrupt inside our coroutine). Both are replaced: an interrupt raises the
+  engine's shared-memory flag, from the control thread or a signal handler, and nothing else.
+* Shell requests are served one at a time, so completion would wait behind a running cell.
+  Requests that never touch a running cell's state are dispatched concurrently instead.
+* Output is sent with the parent captured when its cell started, so late output from timers
+  lands in the cell that created them (while the frontend still listens).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import threading
+from collections import OrderedDict
+from contextvars import copy_context
+from typing import Any
+
+from ipykernel.kernelbase import Kernel
+from traitlets import Float, Int
+
+from . import __version__
+from .engine import Engine
+from .engine import introspection
+from .engine.completeness import classify
+from .history import History
+
+#: Shell requests answered even while a cell runs: they only read state.
+CONCURRENT_REQUESTS = {"complete_request", "is_complete_request", "inspect_request", "kernel_info_request", "history_request", "comm_info_request"}
+
+
+#: Seconds the process may take to exit by itself after answering a shutdown request.
+SHUTDOWN_GRACE = 0.5
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def v8_version() -> str:
+    try:
+        from py_mini_racer._dll import init_mini_racer
+
+        return str(init_mini_racer(ignore_duplicate_init=True).mr_v8_version().decode())
+    except Exception:  # noqa: BLE001 - only cosmetic
+        return ""
+
+
+def _skip_empty_flush(stream: Any) -> None:
+    """Make ipykernel's per-request stdout/stderr flushes free when nothing was printed.
+
+    Each flush is a round trip to the IOPub thread; the kernel calls four per cell, and JS
+    output never goes through sys.stdout, so they were most of a trivial cell's latency.
+    """
+    buffers = getattr(stream, "_buffers", None)
+    lock = getattr(stream, "_buffer_lock", None)
+    if buffers is None or lock is None:
+        return
+    flush = stream.flush
+
+    def flush_if_needed() -> None:
+        with lock:
+            pending = any(buf.tell() for buf in stream._buffers.values())
+        if pending:
+            flush()
+
+    stream.flush = flush_if_needed
+
+
+class MCPKernel(Kernel):
+    """JavaScript cells in one persistent V8 context."""
+
+    _execute_sleep = Float(0.0).tag(config=True)  # ipykernel sleeps 0.5 ms before every reply
+
+    implementation = "mcp2repl"
+    implementation_version = __version__
+    language = "javascript"
+    help_links = [{"text": "mcp2repl README", "url": "https://pypi.org/project/mcp2repl/"}]
+
+    timeout = Float(
+        _env_float("MCP2REPL_TIMEOUT", 0.0),
+        config=True,
+        help="Per-cell time limit in seconds (0: none). Also MCP2REPL_TIMEOUT.",
+    )
+    heap_limit_mb = Int(
+        int(_env_float("MCP2REPL_HEAP_LIMIT_MB", 2048)),
+        config=True,
+        help="V8 heap limit in MB; a cell that needs more fails with RangeError. Also MCP2REPL_HEAP_LIMIT_MB.",
+    )
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.engine = Engine(self, heap_limit_mb=self.heap_limit_mb)
+        self.history = History()
+        self._parents: OrderedDict[str, tuple[dict[str, Any], bool]] = OrderedDict()
+        self._display_ids: set[str] = set()
+        self._silent_count = 0
+        self._v8 = v8_version()
+
+    # ---- start-up -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        super().start()
+        for stream in (sys.stdout, sys.stderr):
+            _skip_empty_flush(stream)
+        self.io_loop.add_callback(self._boot)
+
+    async def _boot(self) -> None:
+        loop = asyncio.get_running_loop()
+        # Signal-mode clients and `kill -INT`: stop JS, never raise KeyboardInterrupt.
+        loop.add_signal_handler(signal.SIGINT, self.engine.interrupt)
+        try:
+            await self.engine.start()
+        except Exception:
+            self.log.exception("could not start the JavaScript engine")
+
+    def pre_handler_hook(self) -> None:
+        """The base installs default_int_handler here; SIGINT stays ours (see _boot)."""
+
+    def post_handler_hook(self) -> None:
+        """Nothing to restore: pre_handler_hook changed nothing."""
+
+    @property
+    def language_info(self) -> dict[str, Any]:  # type: ignore[override]
+        return {
+            "name": "javascript",
+            "version": self._v8,
+            "mimetype": "text/javascript",
+            "file_extension": ".js",
+            "pygments_lexer": "javascript",
+            "codemirror_mode": "javascript",
+            "nbconvert_exporter": "script",
+        }
+
+    @property
+    def banner(self) -> str:  # type: ignore[override]
+        return (
+            f"mcp2repl {__version__}: JavaScript (V8 {self._v8}) in one persistent context.\n"
+            "Cells are async: top-level await works, the last expression is the result.\n"
+            "No file system, network or process access from JS; MCP tools are the way out."
+        )
+
+    @property
+    def kernel_info(self) -> dict[str, Any]:
+        info = dict(super().kernel_info)
+        info["supported_features"] = []  # no debugger, no subshells: one V8 context
+        return info
+
+    # ---- concurrency and interrupts -------------------------------------------------------------
+
+    async def shell_main(self, subshell_id: str | None, msg: Any) -> None:
+        if self._main_asyncio_lock.locked() and self.session is not None and subshell_id is None:
+            try:
+                _, frames = self.session.feed_identities(msg, copy=False)
+                header = self.session.deserialize(frames, content=False, copy=False)["header"]
+            except Exception:  # noqa: BLE001 - let the normal path report bad messages
+                header = {}
+            if header.get("msg_type") in CONCURRENT_REQUESTS:
+                await self._dispatch_concurrently(msg, header)
+                return
+        await super().shell_main(subshell_id, msg)
+
+    async def _dispatch_concurrently(self, msg: Any, header: dict[str, Any]) -> None:
+        """Serve a read-only request beside a running cell, with its own busy/idle pair."""
+        shell_parent = self.get_parent("shell")
+        shell_ident = self._get_shell_context_var(self._shell_parent_ident)
+        parent = {"header": header}
+        try:
+            self._publish_status("busy", "shell", parent)
+            task = asyncio.create_task(self.dispatch_shell(msg, concurrent=True), context=copy_context())
+            await task
+            self._publish_status("idle", "shell", parent)
+        finally:
+            self.set_parent(shell_ident, shell_parent, channel="shell")
+
+    async def interrupt_request(self, stream: Any, ident: Any, parent: Any) -> None:
+        """Stop the running JS; unlike the base class, never signal the process group."""
+        self.engine.interrupt()
+        self.session.send(stream, "interrupt_reply", {"status": "ok"}, parent, ident=ident)
+
+    async def create_subshell_request(self, socket: Any, ident: Any, parent: Any) -> None:
+        content = {"status": "error", "ename": "NotImplementedError", "evalue": "mcp2repl has one V8 context and no subshells", "traceback": []}
+        self.session.send(socket, "create_subshell_reply", content, parent, ident)
+
+    # ---- output (the engine's Sink) ---------------------------------------------------------
+
+    def _target(self, cell: str) -> dict[str, Any] | None:
+        entry = self._parents.get(cell)
+        if entry is None:
+            return None
+        parent, silent = entry
+        return None if silent else parent
+
+    def stream(self, cell: str, name: str, text: str) -> None:
+        parent = self._target(cell)
+        if parent is not None:
+            self.session.send(self.iopub_socket, "stream", {"name": name, "text": text}, parent=parent, ident=self._topic("stream"))
+
+    def display(self, cell: str, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
+        parent = self._target(cell)
+        if parent is None:
+            return
+        msg_type = "update_display_data" if update and display_id else "display_data"
+        content: dict[str, Any] = {"data": data, "metadata": metadata, "transient": {"display_id": display_id} if display_id else {}}
+        self.session.send(self.iopub_socket, msg_type, content, parent=parent, ident=self._topic(msg_type))
+
+    # ---- execute ----------------------------------------------------------------------------
+
+    async def do_execute(  # type: ignore[override]
+        self,
+        code: str,
+        silent: bool,
+        store_history: bool = True,
+        user_expressions: dict[str, Any] | None = None,
+        allow_stdin: bool = False,
+    ) -> dict[str, Any]:
+        if silent:
+            self._silent_count += 1
+            cell = f"cell[-{self._silent_count}]"
+        else:
+            cell = f"cell[{self.execution_count}]"
+        self._parents[cell] = (self.get_parent("shell"), silent)
+        while len(self._parents) > 500:
+            self._parents.popitem(last=False)
+
+        outcome = await self.engine.run_cell(code, cell, timeout=self.timeout or None)
+
+        if store_history and not silent:
+            text = outcome.data.get("text/plain") if outcome.data else None
+            self.history.store(self.execution_count, code, text)
+        if outcome.error is not None:
+            err = outcome.error
+            content = {"ename": err.name, "evalue": err.message, "traceback": err.traceback}
+            if not silent:
+                self.send_response(self.iopub_socket, "error", content)
+            return {"status": "error", "execution_count": self.execution_count, **content}
+        if outcome.data is not None and not silent:
+            self.send_response(
+                self.iopub_socket,
+                "execute_result",
+                {"execution_count": self.execution_count, "data": outcome.data, "metadata": {}},
+            )
+        return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
+
+    # ---- read-only requests ---------------------------------------------------------------------
+
+    async def do_is_complete(self, code: str) -> dict[str, Any]:
+        verdict = classify(code)
+        reply: dict[str, Any] = {"status": verdict.status}
+        if verdict.status == "incomplete":
+            reply["indent"] = verdict.indent
+        return reply
+
+    async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
+        cursor = len(code) if cursor_pos is None else cursor_pos
+        found = await introspection.complete(self.engine, code, cursor)
+        return {
+            "status": "ok",
+            "matches": found.matches,
+            "cursor_start": found.start,
+            "cursor_end": found.end,
+            "metadata": {"_jupyter_types_experimental": found.types},
+        }
+
+    async def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()) -> dict[str, Any]:
+        data = await introspection.inspect(self.engine, code, cursor_pos)
+        return {"status": "ok", "found": data is not None, "data": data or {}, "metadata": {}}
+
+    async def do_history(  # type: ignore[override]
+        self,
+        hist_access_type: str,
+        output: bool,
+        raw: bool,
+        session: int | None = None,
+        start: int | None = None,
+        stop: int | None = None,
+        n: int | None = None,
+        pattern: str | None = None,
+        unique: bool = False,
+        **_: Any,
+    ) -> dict[str, Any]:
+        if hist_access_type == "tail":
+            rows = self.history.tail(n or 10, output)
+        elif hist_access_type == "range":
+            rows = self.history.range(session or 0, start or 1, stop, output)
+        elif hist_access_type == "search":
+            rows = self.history.search(pattern or "*", n, unique, output)
+        else:
+            rows = []
+        return {"status": "ok", "history": rows}
+
+    async def do_shutdown(self, restart: bool) -> dict[str, Any]:
+        await self.engine.close()
+        # ipykernel 7.4 can hang while tearing down (its control thread blocks flushing to an
+        # IOPub thread that already stopped), and clients then wait 2.5 s and SIGTERM us. All
+        # our state is closed by now, so leave promptly if the normal exit stalls.
+        watchdog = threading.Timer(SHUTDOWN_GRACE, os._exit, args=(0,))
+        watchdog.daemon = True
+        watchdog.start()
+        return {"status": "ok", "restart": restart}
