@@ -75,8 +75,7 @@ AUTHORS: Final[list[AuthorRecord]] = [
         "name": "Tobias Lindqvist",
         "born": 1968,
         "country": "Sweden",
-        "bio": "Retired ferry captain whose quiet, wintry mysteries are set in the islands he sailed "
-        "between for thirty years.",
+        "bio": "Retired ferry captain whose quiet, wintry mysteries are set in the islands he sailed between for thirty years.",
     },
     {
         "id": "a03",
@@ -128,16 +127,14 @@ AUTHORS: Final[list[AuthorRecord]] = [
         "name": "Greta Vollmer",
         "born": 1955,
         "country": "Germany",
-        "bio": "Maritime historian of the Baltic and the Hanseatic League, and a poet of marshes, "
-        "salt and linden trees.",
+        "bio": "Maritime historian of the Baltic and the Hanseatic League, and a poet of marshes, salt and linden trees.",
     },
     {
         "id": "a10",
         "name": "Pip Marchbanks",
         "born": 1987,
         "country": "Wales",
-        "bio": "Children's author and illustrator; believes every picture book needs at least one "
-        "biscuit and one misunderstood animal.",
+        "bio": "Children's author and illustrator; believes every picture book needs at least one biscuit and one misunderstood animal.",
     },
 ]
 

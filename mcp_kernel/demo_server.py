@@ -43,9 +43,7 @@ from mcp_kernel.demo_data import AuthorRecord, BookRecord
 # Types shared by the tool signatures (they become the JSON Schemas clients see).
 # --------------------------------------------------------------------------------------
 
-Genre = Literal[
-    "children", "cookery", "fantasy", "history", "humor", "mystery", "poetry", "romance", "sci-fi", "travel"
-]
+Genre = Literal["children", "cookery", "fantasy", "history", "humor", "mystery", "poetry", "romance", "sci-fi", "travel"]
 """Every genre in the catalogue; a ``Literal`` so the input schema carries an ``enum``."""
 
 SalesYear = Literal[2023, 2024]
@@ -212,9 +210,7 @@ def _book(book_id: str) -> BookRecord:
     """Look a book up, turning a miss into an error message a model can act on."""
     book = _BOOKS.get(book_id.strip().lower())
     if book is None:
-        raise ToolError(
-            f"Unknown book id {book_id!r}. Ids run from 'b01' to 'b{len(_BOOKS):02d}'; use search_books to find one."
-        )
+        raise ToolError(f"Unknown book id {book_id!r}. Ids run from 'b01' to 'b{len(_BOOKS):02d}'; use search_books to find one.")
     return book
 
 
@@ -495,9 +491,7 @@ def _book_stats(book: BookRecord) -> dict[str, Any]:
     revenue = {b["id"]: _units(b["id"]) * _cents(b["price"]) for b in data.BOOKS}
     ranking = sorted(revenue, key=lambda k: (-revenue[k], k))
     months = [
-        (f"{year}-{month:02d}", units)
-        for year in data.SALES_YEARS
-        for month, units in enumerate(data.SALES[book["id"]][year], start=1)
+        (f"{year}-{month:02d}", units) for year in data.SALES_YEARS for month, units in enumerate(data.SALES[book["id"]][year], start=1)
     ]
     best_month, best_units = max(months, key=lambda m: m[1])  # max() keeps the earliest of equal months
     return {
@@ -577,11 +571,7 @@ async def slow_inventory_check(
         books_checked=checked,
         total_copies_in_stock=sum(b["stock"] for b in books),
         out_of_stock=[StockItem(id=b["id"], title=b["title"], stock=0) for b in books if b["stock"] == 0],
-        low_stock=[
-            StockItem(id=b["id"], title=b["title"], stock=b["stock"])
-            for b in books
-            if 0 < b["stock"] <= data.LOW_STOCK_THRESHOLD
-        ],
+        low_stock=[StockItem(id=b["id"], title=b["title"], stock=b["stock"]) for b in books if 0 < b["stock"] <= data.LOW_STOCK_THRESHOLD],
         elapsed_seconds=round(time.monotonic() - started, 2),
     )
 
@@ -631,8 +621,7 @@ def recommend(
     if not shelf:
         raise ValueError(f"Unknown genre {genre!r}; choose one of: {', '.join(data.GENRES)}.")
     listing = "\n".join(
-        f"- {b['id']}: {b['title']} by {_author_name(b)} ({b['year']}, rating {b['rating']}) - {b['summary']}"
-        for b in shelf
+        f"- {b['id']}: {b['title']} by {_author_name(b)} ({b['year']}, rating {b['rating']}) - {b['summary']}" for b in shelf
     )
     return (
         f"I'm in a {mood} mood and would like a {genre} book from {data.SHOP_NAME}. "

@@ -39,8 +39,12 @@ class History:
             target.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(str(target), timeout=5, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("CREATE TABLE IF NOT EXISTS history (session INTEGER, line INTEGER, source TEXT, output TEXT, PRIMARY KEY (session, line))")
-            db.execute("CREATE TABLE IF NOT EXISTS sessions (session INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT DEFAULT CURRENT_TIMESTAMP)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS history (session INTEGER, line INTEGER, source TEXT, output TEXT, PRIMARY KEY (session, line))"
+            )
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS sessions (session INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT DEFAULT CURRENT_TIMESTAMP)"
+            )
             self.session = int(db.execute("INSERT INTO sessions DEFAULT VALUES").lastrowid or 0)
             self._db = db
         except (OSError, sqlite3.Error) as exc:

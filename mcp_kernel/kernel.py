@@ -20,19 +20,25 @@ import sys
 import threading
 from collections import OrderedDict
 from contextvars import copy_context
-from typing import Any
+from typing import Any, ClassVar
 
 from ipykernel.kernelbase import Kernel
 from traitlets import Float, Int
 
-from . import __version__
-from .engine import Engine
-from .engine import introspection
+from . import __version__, api
+from .engine import Engine, introspection
 from .engine.completeness import classify
 from .history import History
 
 #: Shell requests answered even while a cell runs: they only read state.
-CONCURRENT_REQUESTS = {"complete_request", "is_complete_request", "inspect_request", "kernel_info_request", "history_request", "comm_info_request"}
+CONCURRENT_REQUESTS = {
+    "complete_request",
+    "is_complete_request",
+    "inspect_request",
+    "kernel_info_request",
+    "history_request",
+    "comm_info_request",
+}
 
 
 #: Seconds the process may take to exit by itself after answering a shutdown request.
@@ -84,7 +90,7 @@ class MCPKernel(Kernel):
     implementation = "mcp2repl"
     implementation_version = __version__
     language = "javascript"
-    help_links = [{"text": "mcp2repl README", "url": "https://pypi.org/project/mcp2repl/"}]
+    help_links: ClassVar[list[dict[str, str]]] = [{"text": "mcp2repl README", "url": "https://pypi.org/project/mcp2repl/"}]
 
     timeout = Float(
         _env_float("MCP2REPL_TIMEOUT", 0.0),
@@ -100,6 +106,8 @@ class MCPKernel(Kernel):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.engine = Engine(self, heap_limit_mb=self.heap_limit_mb)
+        for name, source in api.scripts():
+            self.engine.add_script(name, source)
         self.history = History()
         self._parents: OrderedDict[str, tuple[dict[str, Any], bool]] = OrderedDict()
         self._display_ids: set[str] = set()
@@ -188,7 +196,12 @@ class MCPKernel(Kernel):
         self.session.send(stream, "interrupt_reply", {"status": "ok"}, parent, ident=ident)
 
     async def create_subshell_request(self, socket: Any, ident: Any, parent: Any) -> None:
-        content = {"status": "error", "ename": "NotImplementedError", "evalue": "mcp2repl has one V8 context and no subshells", "traceback": []}
+        content = {
+            "status": "error",
+            "ename": "NotImplementedError",
+            "evalue": "mcp2repl has one V8 context and no subshells",
+            "traceback": [],
+        }
         self.session.send(socket, "create_subshell_reply", content, parent, ident)
 
     # ---- output (the engine's Sink) ---------------------------------------------------------
@@ -213,6 +226,11 @@ class MCPKernel(Kernel):
         content: dict[str, Any] = {"data": data, "metadata": metadata, "transient": {"display_id": display_id} if display_id else {}}
         self.session.send(self.iopub_socket, msg_type, content, parent=parent, ident=self._topic(msg_type))
 
+    def clear_output(self, cell: str, wait: bool) -> None:
+        parent = self._target(cell)
+        if parent is not None:
+            self.session.send(self.iopub_socket, "clear_output", {"wait": wait}, parent=parent, ident=self._topic("clear_output"))
+
     # ---- execute ----------------------------------------------------------------------------
 
     async def do_execute(  # type: ignore[override]
@@ -232,7 +250,7 @@ class MCPKernel(Kernel):
         while len(self._parents) > 500:
             self._parents.popitem(last=False)
 
-        outcome = await self.engine.run_cell(code, cell, timeout=self.timeout or None)
+        outcome = await self.engine.run_cell(code, cell, time_limit=self.timeout or None)
 
         if store_history and not silent:
             text = outcome.data.get("text/plain") if outcome.data else None

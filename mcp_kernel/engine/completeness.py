@@ -106,11 +106,11 @@ def _scan(code: str) -> tuple[list[str], str | None]:
             if not stack or _OPEN[stack[-1]] != c:
                 raise ValueError(f"unexpected {c!r}")
             stack.pop()
-        m = re.match(r"[A-Za-z_$][\w$]*|\d[\w.]*|.", code[i:i + 64], re.S)
+        m = re.match(r"[A-Za-z_$][\w$]*|\d[\w.]*|.", code[i : i + 64], re.S)
         token = m.group(0) if m else c
         last = token if token[0].isalpha() or token[0] in "_$" else (token if not token[0].isdigit() else "num")
         i += len(token)
-    return stack, None
+    return stack, "template" if templates else None
 
 
 def classify(code: str) -> Verdict:

@@ -52,11 +52,17 @@ def cell_frames(stack: str, maps: Mapping[str, SourceMap]) -> list[str]:
             where += f", in {fn}"
         lines.append(f"  at {where}")
         if smap is not None:
-            source = smap.source_line(line)
-            if source.strip():
-                lines.append(f"    {source.rstrip()}")
-                lines.append("    " + " " * max(col - 1, 0) + "^")
+            lines += _excerpt(smap.source_line(line), col)
     return lines
+
+
+def _excerpt(source: str, col: int) -> list[str]:
+    """The source line, dedented like Python's tracebacks, with a caret under ``col``."""
+    text = source.rstrip()
+    if not text.strip():
+        return []
+    indent = len(text) - len(text.lstrip())
+    return [f"    {text.lstrip()}", "    " + " " * max(col - 1 - indent, 0) + "^"]
 
 
 def from_js(spec: Mapping[str, object], maps: Mapping[str, SourceMap]) -> JSError:
@@ -74,9 +80,7 @@ def syntax_error(message: str, cell: str, line: int, col: int, smap: SourceMap |
     err = JSError(name="SyntaxError", message=message)
     err.traceback = [err.headline, f"  at {cell} line {line}, col {col}"]
     if smap is not None:
-        source = smap.source_line(line)
-        if source.strip():
-            err.traceback += [f"    {source.rstrip()}", "    " + " " * max(col - 1, 0) + "^"]
+        err.traceback += _excerpt(smap.source_line(line), col)
     return err
 
 

@@ -38,10 +38,7 @@ _FUNCTIONS = (
     "arrow_function",
     "method_definition",
 )
-_QUERY_SOURCE = (
-    "[" + " ".join(f"({t})" for t in _FUNCTIONS) + "] @fn "
-    "[" + " ".join(f"({t})" for t in _LOOPS) + "] @loop"
-)
+_QUERY_SOURCE = "[" + " ".join(f"({t})" for t in _FUNCTIONS) + "] @fn [" + " ".join(f"({t})" for t in _LOOPS) + "] @loop"
 
 
 @lru_cache(maxsize=1)
@@ -271,8 +268,7 @@ def rewrite(source: str, cell_name: str) -> Rewritten:
         if kind in ("import_statement", "export_statement"):
             line, col = stmt.start_point
             raise CellSyntaxError(
-                f"'{kind.split('_')[0]}' is not available: cells have no module system "
-                "(MCP tools and the api object are already global)",
+                f"'{kind.split('_')[0]}' is not available: cells have no module system (MCP tools and the api object are already global)",
                 line + 1,
                 col + 1,
             )

@@ -47,6 +47,8 @@ class Sink(Protocol):
 
     def display(self, cell: str, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None: ...
 
+    def clear_output(self, cell: str, wait: bool) -> None: ...
+
 
 class BridgeError(Exception):
     """Raised by a handler to reject the JS promise with an Error of the given name."""
@@ -82,7 +84,7 @@ class CellOutcome:
 class _Execution:
     cell: str
     future: asyncio.Future[CellOutcome]
-    started: bool = False
+    starter: asyncio.Future[None] | None = None
 
 
 @dataclass
@@ -108,6 +110,7 @@ class Engine:
         self.heap_limit = heap_limit_mb * 1024 * 1024
         self.interrupt_grace = interrupt_grace
         self.handlers: dict[str, Handler] = {}
+        self.scripts: list[tuple[str, str]] = []
         self.maps: dict[str, SourceMap] = {}
         self.declared: set[str] = set()
         self.global_names: set[str] = set()
@@ -144,6 +147,8 @@ class Engine:
         for name in RUNTIME_FILES:
             source = (root / name).read_text(encoding="utf-8")
             await ctx.eval_cancelable(f"{source}\n//# sourceURL=mcp2repl/{name}")
+        for name, source in self.scripts:
+            await ctx.eval_cancelable(f"{source}\n//# sourceURL=mcp2repl/{name}")
         flag = await ctx.eval_cancelable("__mcp2repl.flagBuffer")
         assert isinstance(flag, memoryview)
         names = await ctx.eval_cancelable("JSON.stringify(Object.getOwnPropertyNames(globalThis))")
@@ -175,13 +180,17 @@ class Engine:
             self._current.future.set_result(CellOutcome(error=JSError("InterruptError", "Kernel is shutting down")))
         state.ctx.close()
 
+    def add_script(self, name: str, source: str) -> None:
+        """JS evaluated into every context after the runtime (now and after a rebuild)."""
+        self.scripts.append((name, source))
+
     def register(self, name: str, handler: Handler) -> None:
         """Expose an async Python function to JS as ``__mcp2repl.call(name, args)``."""
         self.handlers[name] = handler
 
     # ---- cells --------------------------------------------------------------------------
 
-    async def run_cell(self, code: str, cell: str, timeout: float | None = None) -> CellOutcome:
+    async def run_cell(self, code: str, cell: str, time_limit: float | None = None) -> CellOutcome:
         """Run one cell to completion (or interrupt, timeout, out-of-memory)."""
         await self.ready()
         if self._recovering is not None:
@@ -196,17 +205,17 @@ class Engine:
         execution = _Execution(cell=cell, future=loop.create_future())
         self._current = execution
         # A timer, not wait_for: a cell spinning after an await blocks even the drain below.
-        deadline = loop.call_later(timeout, self.interrupt, True) if timeout else None
+        deadline = loop.call_later(time_limit, self.interrupt, True) if time_limit else None
         # Starting and draining can block behind spinning JS; the outcome arrives through the
         # future either way (done message, interrupt recovery, OOM), so wait on that alone.
-        starter = asyncio.ensure_future(self._start_cell(rewritten.code, execution, rewritten.source_map))
+        execution.starter = asyncio.ensure_future(self._start_cell(rewritten.code, execution, rewritten.source_map))
         try:
             return await execution.future
         finally:
             if deadline is not None:
                 deadline.cancel()
-            if not starter.done():
-                starter.cancel()
+            # Never cancel the starter: cancelling an eval asks V8 to terminate whatever runs
+            # at that moment, which can be the next cell. It finishes once V8 is idle.
             if self._current is execution:
                 self._current = None
 
@@ -268,7 +277,7 @@ class Engine:
         if self._recovering is None or self._recovering.done():
             self._recovering = asyncio.ensure_future(self._recover(timeout))
 
-    async def _recover(self, timeout: bool) -> None:
+    async def _recover(self, timeout: bool) -> None:  # noqa: ASYNC109 - a flag, not a duration
         """Make V8 idle again with globals intact; rebuild the context only as a last resort."""
         state = self._live()
         name, message = ("TimeoutError", "Cell time limit reached") if timeout else ("InterruptError", "Execution interrupted")
@@ -279,7 +288,7 @@ class Engine:
             try:
                 await asyncio.wait_for(state.ctx.eval_cancelable(abort), self.interrupt_grace)
                 await self._drain()
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 # Uninstrumented code (a builtin, eval'd source) still spins: start over.
                 await self._rebuild()
                 rebuilt = True
@@ -378,6 +387,8 @@ class Engine:
                 handle.cancel()
         elif kind == "display":
             self.sink.display(msg["cell"], msg["data"], msg["metadata"], msg["id"], msg["update"])
+        elif kind == "clear_output":
+            self.sink.clear_output(msg["cell"], msg["wait"])
         elif kind == "uncaught":
             err = errors.from_js(msg["error"], self.maps)
             if err.name in ("InterruptError", "TimeoutError"):
@@ -424,7 +435,7 @@ class Engine:
         except BridgeError as exc:
             spec = {"name": exc.name, "message": exc.message, "extra": exc.extra}
             entry = f"[{request_id},false,{_js_string(json.dumps(spec))}]"
-        except Exception as exc:  # noqa: BLE001 - any handler failure becomes a JS Error
+        except Exception as exc:
             log.debug("handler %s failed", name, exc_info=True)
             spec = {"name": "Error", "message": f"{type(exc).__name__}: {exc}"}
             entry = f"[{request_id},false,{_js_string(json.dumps(spec))}]"
@@ -448,7 +459,7 @@ class Engine:
             try:
                 await self._eval(";".join(batch))
                 await self._drain()
-            except Exception:  # noqa: BLE001 - keep the pump alive; the error is logged
+            except Exception:
                 log.exception("engine pump failed")
 
     # ---- introspection (completion, inspection) ---------------------------------------------
@@ -457,10 +468,13 @@ class Engine:
         """Evaluate a side-effect-free runtime expression returning JSON text; None if V8 is busy."""
         if self._state is None or (self._recovering is not None and not self._recovering.done()):
             return None
-        try:
-            text = await asyncio.wait_for(self._state.ctx.eval_cancelable(expression), wait)
-        except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - busy or failed: no answer
+        # Wait without cancelling (see run_cell): a late answer is simply dropped.
+        task = asyncio.ensure_future(self._eval(expression))
+        done, _ = await asyncio.wait({task}, timeout=wait)
+        if not done or task.exception() is not None:
+            task.add_done_callback(lambda t: t.exception())
             return None
+        text = task.result()
         return json.loads(text) if isinstance(text, str) and text else None
 
     @property

@@ -60,9 +60,7 @@ async def demo() -> AsyncIterator[ClientSession]:
 @asynccontextmanager
 async def demo_session(*extra_args: str) -> AsyncIterator[ClientSession]:
     """Start ``python -m mcp_kernel.demo_server`` over stdio and yield an initialised session."""
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "mcp_kernel.demo_server", *extra_args], cwd=str(REPO_ROOT)
-    )
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_kernel.demo_server", *extra_args], cwd=str(REPO_ROOT))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
@@ -284,8 +282,7 @@ async def test_get_book_and_unknown_id(demo: ClientSession) -> None:
     assert missing.is_error
     assert missing.structured_content is None
     assert text_of(missing) == (
-        "Error executing tool get_book: Unknown book id 'b99'. Ids run from 'b01' to 'b40'; "
-        "use search_books to find one."
+        "Error executing tool get_book: Unknown book id 'b99'. Ids run from 'b01' to 'b40'; use search_books to find one."
     )
 
 
@@ -314,9 +311,7 @@ async def test_get_author(demo: ClientSession) -> None:
         ],
     }
     assert ambiguous.is_error
-    assert text_of(ambiguous) == (
-        "Error executing tool get_author: 'ar' is ambiguous; it matches Elspeth Quarry, Pip Marchbanks."
-    )
+    assert text_of(ambiguous) == ("Error executing tool get_author: 'ar' is ambiguous; it matches Elspeth Quarry, Pip Marchbanks.")
     assert unknown.is_error
     assert text_of(unknown).startswith("Error executing tool get_author: No author matches 'Tolkien'. Known authors:")
 
@@ -502,9 +497,7 @@ async def test_resources_and_prompt(demo: ClientSession) -> None:
     message = prompt.messages[0]
     assert message.role == "user"
     assert isinstance(message.content, TextContent)
-    assert message.content.text.startswith(
-        "I'm in a wistful mood and would like a poetry book from The Inkwell Lane Bookshop."
-    )
+    assert message.content.text.startswith("I'm in a wistful mood and would like a poetry book from The Inkwell Lane Bookshop.")
     assert "- b10: Orchard Hours by Sunniva Ashcombe (2014, rating 4.5)" in message.content.text
 
 
@@ -531,11 +524,7 @@ async def test_warm_up_runs_in_process() -> None:
 async def test_http_transports(transport: str) -> None:
     """``--transport streamable-http`` serves at /mcp and ``--transport sse`` at /sse."""
     async with demo_http_server(transport) as base_url:
-        client = (
-            streamable_http_client(f"{base_url}/mcp")
-            if transport == "streamable-http"
-            else sse_client(f"{base_url}/sse")
-        )
+        client = streamable_http_client(f"{base_url}/mcp") if transport == "streamable-http" else sse_client(f"{base_url}/sse")
         async with client as streams, ClientSession(streams[0], streams[1]) as session:
             await session.initialize()
             assert len((await session.list_tools()).tools) == 8

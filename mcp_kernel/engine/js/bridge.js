@@ -249,4 +249,9 @@ function __mk$i() {
     post({ t: "display", cell: current, data, metadata: metadata || {}, id: displayId || null, update: !!update });
   };
 
+  /** Clear the current cell's output (wait: only when the next output arrives, to avoid flicker). */
+  ns.clearOutput = function clearOutput(wait) {
+    post({ t: "clear_output", cell: current, wait: !!wait });
+  };
+
 })();

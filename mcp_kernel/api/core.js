@@ -1,0 +1,12 @@
+// The `api` global: the user-facing runtime API. Each concern adds its functions to it in its
+// own file (display.js, later servers and tools); this file only creates it.
+(function installApi() {
+  "use strict";
+  const ns = globalThis.__mcp2repl;
+  /** @namespace api — runtime helpers available in every cell. */
+  const api = {};
+  ns.api = api;
+  Object.defineProperty(globalThis, "api", { value: api, writable: true, configurable: true, enumerable: false });
+  /** mcp2repl's version and the engine it runs on. */
+  api.version = ns.version || "";
+})();

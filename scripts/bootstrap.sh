@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Set up everything mcp2repl needs on a fresh machine (Python 3.11+, Node 20): a virtualenv in
+# .venv with the package installed editable, and the kernelspec registered in that env.
+# Idempotent and quiet when nothing changed. Usage: scripts/bootstrap.sh [--test]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+fi
+extras=""
+[ "${1:-}" = "--test" ] && extras="[test]"
+stamp=".venv/.installed$extras"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  .venv/bin/python -m pip install -q -e ".$extras"
+  touch "$stamp"
+fi
+.venv/bin/python -m mcp_kernel install --sys-prefix > /dev/null
+if [ "${1:-}" = "--test" ] && [ -f tests/fixtures/node/package.json ]; then
+  if [ ! -d tests/fixtures/node/node_modules ] || [ tests/fixtures/node/package.json -nt tests/fixtures/node/node_modules ]; then
+    (cd tests/fixtures/node && npm install --no-audit --no-fund --loglevel=error)
+  fi
+fi

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up (with test extras and Node test servers), lint, then run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh --test
+.venv/bin/ruff check mcp_kernel tests bench
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,181 @@
+"""Interrupts, limits and responsiveness through a real kernel process and jupyter_client."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from jupyter_client.manager import KernelManager, start_new_kernel
+
+
+class Session:
+    """A started kernel plus helpers that collect what a frontend would show."""
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        extra = {"env": {**os.environ, **env}} if env else {}
+        self.km, self.kc = start_new_kernel(kernel_name="mcp2repl", **extra)
+
+    def execute(self, code: str, timeout: float = 20) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        msg_id = self.kc.execute(code)
+        outputs: list[dict[str, Any]] = []
+        while True:
+            msg = self.kc.get_iopub_msg(timeout=timeout)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+            if msg["msg_type"] in ("stream", "execute_result", "error", "display_data"):
+                outputs.append({"type": msg["msg_type"], **msg["content"]})
+        reply = self.kc.get_shell_msg(timeout=timeout)
+        assert reply["parent_header"]["msg_id"] == msg_id
+        return reply["content"], outputs
+
+    def value(self, code: str) -> str:
+        reply, outputs = self.execute(code)
+        assert reply["status"] == "ok", reply
+        results = [o for o in outputs if o["type"] == "execute_result"]
+        return results[-1]["data"]["text/plain"]
+
+    def close(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="module")
+def kernel() -> Iterator[Session]:
+    session = Session()
+    yield session
+    session.close()
+
+
+SPINS = [
+    "while (true) {}",
+    "await null; while (true) {}",
+    "await sleep(10); for (;;) {}",
+    "await sleep(100000)",
+    "setTimeout(() => { while (true) {} }, 10); await sleep(100000)",
+    "spinLater()",
+]
+
+
+@pytest.mark.parametrize("how", ["message", "signal"])
+@pytest.mark.parametrize("code", SPINS)
+def test_interrupt_stops_cell_and_keeps_globals(kernel: Session, code: str, how: str) -> None:
+    kernel.value("const marker = 'alive'; function spinLater() { let n = 0; while (true) { n++ } }; 1")
+
+    def fire() -> None:
+        time.sleep(0.5)
+        if how == "message":
+            kernel.km.interrupt_kernel()
+        else:
+            kernel.km.signal_kernel(signal.SIGINT)
+
+    threading.Thread(target=fire).start()
+    started = time.monotonic()
+    reply, outputs = kernel.execute(code)
+    elapsed = time.monotonic() - started
+    assert reply["status"] == "error"
+    assert reply["ename"] == "InterruptError"
+    assert [o["type"] for o in outputs] == ["error"]
+    assert outputs[0]["traceback"][0] == "InterruptError: Execution interrupted"
+    assert elapsed < 1.5, elapsed
+    assert kernel.value("marker") == "'alive'"
+    assert kernel.km.is_alive()
+
+
+def test_idle_interrupt_is_harmless(kernel: Session) -> None:
+    kernel.execute("const idle = 41")
+    kernel.km.interrupt_kernel()
+    kernel.km.signal_kernel(signal.SIGINT)
+    time.sleep(0.2)
+    assert kernel.value("idle + 1") == "42"
+
+
+def test_requests_answer_while_a_cell_spins(kernel: Session) -> None:
+    kernel.execute("const answerMe = 1")
+    msg_id = kernel.kc.execute("while (true) {}")
+    time.sleep(0.3)
+    timings = {}
+    for name, send in [
+        ("kernel_info", lambda: kernel.kc.kernel_info()),
+        ("is_complete", lambda: kernel.kc.is_complete("function f() {")),
+        ("complete", lambda: kernel.kc.complete("answ", 4)),
+    ]:
+        started = time.monotonic()
+        sent = send()
+        reply = kernel.kc.get_shell_msg(timeout=5)
+        while reply["parent_header"]["msg_id"] != sent:
+            reply = kernel.kc.get_shell_msg(timeout=5)
+        timings[name] = time.monotonic() - started
+        if name == "is_complete":
+            assert reply["content"] == {"status": "incomplete", "indent": "  "}
+        if name == "complete":
+            assert reply["content"]["matches"] == ["answerMe"]
+    kernel.km.interrupt_kernel()
+    reply = kernel.kc.get_shell_msg(timeout=5)
+    assert reply["parent_header"]["msg_id"] == msg_id
+    assert reply["content"]["ename"] == "InterruptError"
+    assert max(timings.values()) < 1.0, timings
+
+
+def test_shutdown_is_fast_even_while_spinning() -> None:
+    session = Session()
+    session.kc.execute("while (true) {}")
+    time.sleep(0.3)
+    started = time.monotonic()
+    session.km.shutdown_kernel()
+    assert time.monotonic() - started < 2.0
+    assert not session.km.is_alive()
+
+
+def test_time_limit_and_heap_limit_from_environment() -> None:
+    session = Session(env={"MCP2REPL_TIMEOUT": "1", "MCP2REPL_HEAP_LIMIT_MB": "128"})
+    try:
+        session.execute("const before = 'kept'")
+        reply, outputs = session.execute("await null; while (true) {}")
+        assert (reply["ename"], reply["evalue"]) == ("TimeoutError", "Cell time limit reached")
+        reply, outputs = session.execute("const hog = []; while (true) hog.push(new Array(1e5).fill(1.5))")
+        assert reply["ename"] == "RangeError"
+        assert "heap out of memory" in reply["evalue"]
+        assert session.value("before") == "'kept'"
+    finally:
+        session.close()
+
+
+def test_kernel_info_is_honest(kernel: Session) -> None:
+    kernel.kc.kernel_info()
+    reply = kernel.kc.get_shell_msg(timeout=5)["content"]
+    info = reply["language_info"]
+    assert info["name"] == "javascript"
+    assert info["mimetype"] == "text/javascript"
+    assert info["file_extension"] == ".js"
+    assert info["codemirror_mode"] == info["pygments_lexer"] == "javascript"
+    assert info["version"].count(".") >= 2
+    assert reply["supported_features"] == []
+    assert reply["implementation"] == "mcp2repl"
+    assert "JavaScript (V8" in reply["banner"]
+
+
+def test_stop_on_error_aborts_queued_cells(kernel: Session) -> None:
+    first = kernel.kc.execute("throw new Error('first')")
+    second = kernel.kc.execute("globalThis.ranSecond = true")
+    replies = {}
+    while len(replies) < 2:
+        msg = kernel.kc.get_shell_msg(timeout=10)
+        replies[msg["parent_header"]["msg_id"]] = msg["content"]["status"]
+    assert replies == {first: "error", second: "aborted"}
+    time.sleep(0.3)
+    assert kernel.value("typeof ranSecond") == "'undefined'"
+
+
+def test_kernelspec_runs_with_installing_interpreter() -> None:
+    spec = KernelManager(kernel_name="mcp2repl").kernel_spec
+    assert spec.display_name == "JavaScript (mcp2repl)"
+    assert spec.language == "javascript"
+    assert spec.interrupt_mode == "message"
+    assert os.path.samefile(spec.argv[0], os.sys.executable)
