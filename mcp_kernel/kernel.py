@@ -20,15 +20,17 @@ import sys
 import threading
 from collections import OrderedDict
 from contextvars import copy_context
+from pathlib import Path
 from typing import Any, ClassVar
 
 from ipykernel.kernelbase import Kernel
-from traitlets import Float, Int
+from traitlets import Float, Int, Unicode
 
 from . import __version__, api
 from .engine import Engine, introspection
 from .engine.completeness import classify
 from .history import History
+from .servers.manager import ServerManager
 
 #: Shell requests answered even while a cell runs: they only read state.
 CONCURRENT_REQUESTS = {
@@ -103,6 +105,12 @@ class MCPKernel(Kernel):
         help="V8 heap limit in MB; a cell that needs more fails with RangeError. Also MCP2REPL_HEAP_LIMIT_MB.",
     )
 
+    mcp_config = Unicode(
+        os.environ.get("MCP2REPL_CONFIG", ""),
+        config=True,
+        help="Path of the MCP server config file (else mcp2repl.json/.mcp.json/mcp.json here, else ~/.config/mcp2repl/). Also MCP2REPL_CONFIG.",
+    )
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.engine = Engine(self, heap_limit_mb=self.heap_limit_mb)
@@ -113,6 +121,7 @@ class MCPKernel(Kernel):
         self._display_ids: set[str] = set()
         self._silent_count = 0
         self._v8 = v8_version()
+        self.servers = ServerManager(self.engine, self._tell)
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -126,10 +135,28 @@ class MCPKernel(Kernel):
         loop = asyncio.get_running_loop()
         # Signal-mode clients and `kill -INT`: stop JS, never raise KeyboardInterrupt.
         loop.add_signal_handler(signal.SIGINT, self.engine.interrupt)
+        # servers start concurrently with V8 and with each other; cells wait only for what they use
+        try:
+            self.servers.load(
+                explicit=self.mcp_config or None,
+                cwd=Path.cwd(),
+                profile=os.environ.get("MCP2REPL_PROFILE") or None,
+                only=os.environ.get("MCP2REPL_SERVER") or None,
+            )
+        except Exception:
+            self.log.exception("could not load the MCP server configuration")
         try:
             await self.engine.start()
         except Exception:
             self.log.exception("could not start the JavaScript engine")
+
+    def _tell(self, cell: str | None, text: str) -> None:
+        """A kernel notice for the user: on the given cell's stderr, else the running cell's."""
+        target = cell or self.engine.current_cell
+        if target is not None:
+            self.stream(target, "stderr", text)
+        else:
+            self.log.info("%s", text.rstrip())
 
     def pre_handler_hook(self) -> None:
         """The base installs default_int_handler here; SIGINT stays ours (see _boot)."""
@@ -154,7 +181,7 @@ class MCPKernel(Kernel):
         return (
             f"mcp2repl {__version__}: JavaScript (V8 {self._v8}) in one persistent context.\n"
             "Cells are async: top-level await works, the last expression is the result.\n"
-            "No file system, network or process access from JS; MCP tools are the way out."
+            "No file system, network or process access from JS; MCP tools are the way out.\n" + "\n".join(self.servers.status_lines())
         )
 
     @property
@@ -318,6 +345,7 @@ class MCPKernel(Kernel):
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:
         await self.engine.close()
+        await self.servers.close()
         # ipykernel 7.4 can hang while tearing down (its control thread blocks flushing to an
         # IOPub thread that already stopped), and clients then wait 2.5 s and SIGTERM us. All
         # our state is closed by now, so leave promptly if the normal exit stalls.

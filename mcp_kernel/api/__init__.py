@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-SCRIPTS = ("core.js", "display.js")
+SCRIPTS = ("core.js", "display.js", "mcp.js")
 
 
 def scripts() -> list[tuple[str, str]]:

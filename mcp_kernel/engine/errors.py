@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .rewrite import SourceMap
 
 # "    at f (cell[3]:2:17)" | "    at cell[3]:2:17" | "    at async f (cell[3]:2:17)"
-_FRAME = re.compile(r"^\s*at (?:(?P<fn>.+?) \()?(?P<file>[^()\s]+):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
+_FRAME = re.compile(r"^\s*at (?:async )?(?:(?P<fn>.+?) \()?(?P<file>[^()\s]+):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
 _CELL = re.compile(r"^cell\[-?\d+\]$")
 
 
@@ -71,7 +71,7 @@ def from_js(spec: Mapping[str, object], maps: Mapping[str, SourceMap]) -> JSErro
     message = str(spec.get("message") or "")
     extra = {str(k): str(v) for k, v in dict(spec.get("extra") or {}).items()}  # type: ignore[call-overload]
     err = JSError(name=name, message=message, extra=extra)
-    err.traceback = [err.headline, *cell_frames(str(spec.get("stack") or ""), maps)]
+    err.traceback = [*err.headline.split("\n"), *cell_frames(str(spec.get("stack") or ""), maps)]
     return err
 
 

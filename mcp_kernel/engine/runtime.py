@@ -111,6 +111,7 @@ class Engine:
         self.interrupt_grace = interrupt_grace
         self.handlers: dict[str, Handler] = {}
         self.scripts: list[tuple[str, str]] = []
+        self.context_scripts: dict[str, str] = {}
         self.maps: dict[str, SourceMap] = {}
         self.declared: set[str] = set()
         self.global_names: set[str] = set()
@@ -149,6 +150,8 @@ class Engine:
             await ctx.eval_cancelable(f"{source}\n//# sourceURL=mcp2repl/{name}")
         for name, source in self.scripts:
             await ctx.eval_cancelable(f"{source}\n//# sourceURL=mcp2repl/{name}")
+        for source in self.context_scripts.values():
+            await ctx.eval_cancelable(source)
         flag = await ctx.eval_cancelable("__mcp2repl.flagBuffer")
         assert isinstance(flag, memoryview)
         names = await ctx.eval_cancelable("JSON.stringify(Object.getOwnPropertyNames(globalThis))")
@@ -183,6 +186,16 @@ class Engine:
     def add_script(self, name: str, source: str) -> None:
         """JS evaluated into every context after the runtime (now and after a rebuild)."""
         self.scripts.append((name, source))
+
+    def set_context_script(self, key: str, source: str) -> None:
+        """JS state that every context must have (e.g. the tool catalog): run it now and after rebuilds."""
+        self.context_scripts[key] = source
+        if self._state is not None:
+            self._enqueue("", source)
+
+    @property
+    def current_cell(self) -> str | None:
+        return self._current.cell if self._current else None
 
     def register(self, name: str, handler: Handler) -> None:
         """Expose an async Python function to JS as ``__mcp2repl.call(name, args)``."""
@@ -277,7 +290,7 @@ class Engine:
         if self._recovering is None or self._recovering.done():
             self._recovering = asyncio.ensure_future(self._recover(timeout))
 
-    async def _recover(self, timeout: bool) -> None:  # noqa: ASYNC109 - a flag, not a duration
+    async def _recover(self, timeout: bool) -> None:
         """Make V8 idle again with globals intact; rebuild the context only as a last resort."""
         state = self._live()
         name, message = ("TimeoutError", "Cell time limit reached") if timeout else ("InterruptError", "Execution interrupted")

@@ -32,7 +32,8 @@ class Session:
             if msg["msg_type"] in ("stream", "execute_result", "error", "display_data"):
                 outputs.append({"type": msg["msg_type"], **msg["content"]})
         reply = self.kc.get_shell_msg(timeout=timeout)
-        assert reply["parent_header"]["msg_id"] == msg_id
+        while reply["parent_header"]["msg_id"] != msg_id:  # e.g. a late kernel_info reply from start-up
+            reply = self.kc.get_shell_msg(timeout=timeout)
         return reply["content"], outputs
 
     def value(self, code: str) -> str:

@@ -133,17 +133,23 @@ function __mk$i() {
     } catch (e) {
       return Promise.reject(e);
     }
+    // The stack of the call site, so a failure points at the user's line, not at settle().
+    const site = {};
+    Error.captureStackTrace(site, call);
     return new Promise((resolve, reject) => {
       const id = nextRequest++;
-      pending.set(id, { resolve, reject });
+      pending.set(id, { resolve, reject, site });
       post({ t: "req", id, cell: current, name, args: payload });
     });
   };
 
-  function makeError(spec) {
+  function makeError(spec, site) {
     const err = new Error(spec.message);
     err.name = spec.name || "Error";
     for (const [k, v] of Object.entries(spec.extra || {})) err[k] = v;
+    if (site && typeof site.stack === "string") {
+      err.stack = `${err.name}: ${err.message}\n` + site.stack.split("\n").slice(1).join("\n");
+    }
     return err;
   }
 
@@ -155,7 +161,7 @@ function __mk$i() {
       if (!p) continue;
       pending.delete(id);
       if (ok) p.resolve(text === "" ? undefined : JSON.parse(text));
-      else p.reject(makeError(JSON.parse(text)));
+      else p.reject(makeError(JSON.parse(text), p.site));
     }
   };
 
@@ -164,7 +170,7 @@ function __mk$i() {
     const reasons = Array.from(pending.values());
     pending.clear();
     timers.clear();
-    for (const p of reasons) p.reject(makeError({ name, message }));
+    for (const p of reasons) p.reject(makeError({ name, message }, p.site));
   };
 
   // ---- timers (Python keeps the clock; JS keeps the callbacks) ----------------------------

@@ -1,0 +1,203 @@
+// MCP tools as JavaScript functions: `mcp.*`, `tools.*`, and the server functions of `api.*`.
+// Python owns the connections and resolves names (mcp_kernel/servers/manager.py); this file
+// gives them a JS shape. Names not in the catalog yet (a server still starting, or just
+// connected) are forwarded anyway, and Python waits for the server before resolving them.
+(function installMcpApi() {
+  "use strict";
+  const ns = globalThis.__mcp2repl;
+  const api = ns.api;
+  const define = (obj, name, value) => Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
+
+  /** A tool returned an error result, or its server failed. */
+  class ToolError extends Error {
+    constructor(message, details = {}) {
+      super(message);
+      this.name = "ToolError";
+      this.server = details.server;
+      this.tool = details.tool;
+      this.code = details.code;
+      if (details.data !== undefined) this.data = details.data;
+    }
+  }
+  define(globalThis, "ToolError", ToolError);
+
+  // ---- results ----------------------------------------------------------------------------
+
+  function parseText(text) {
+    const t = text.trim();
+    if (/^[[{"]/.test(t) || /^(-?\d|true$|false$|null$)/.test(t)) {
+      try { return JSON.parse(t); } catch (_) { /* not JSON after all */ }
+    }
+    return text;
+  }
+
+  function contentItem(item) {
+    if (item && item.type === "text") return parseText(item.text);
+    return item; // image, audio, resource, resource_link: kept whole for display
+  }
+
+  /**
+   * The useful value of an MCP tool result: `structuredContent` when present; otherwise a
+   * single text item (parsed as JSON when it is JSON); otherwise each content item, with image,
+   * audio and resource items kept as objects the display layer renders. Strings holding JSON are
+   * parsed. Anything else is returned unchanged.
+   * @param {*} value a tool result (raw or not), or a string
+   */
+  function unwrap(value) {
+    if (typeof value === "string") return parseText(value);
+    if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+    if (value.structuredContent !== undefined) return value.structuredContent;
+    if (Array.isArray(value.content)) {
+      if (value.content.length === 0) return null;
+      if (value.content.length === 1) return contentItem(value.content[0]);
+      return value.content.map(contentItem);
+    }
+    return value;
+  }
+  api.unwrap = unwrap;
+
+  function toolError(result) {
+    const where = result._mcp2repl || {};
+    const texts = (result.content || []).filter((c) => c.type === "text").map((c) => c.text);
+    // The Python SDK prefixes every tool error with this; the server and tool are named anyway.
+    const text = texts.join("\n").replace(/^Error executing tool [^:]+: /, "");
+    const message = `${where.server}.${where.tool}: ${text || "the tool reported an error"}`;
+    const data = result.structuredContent;
+    return new ToolError(message, { server: where.server, tool: where.tool, code: "tool_error", data });
+  }
+
+  // ---- calls ------------------------------------------------------------------------------
+
+  async function invoke(target, label, args, options) {
+    if (args === undefined) args = {};
+    if (args === null || typeof args !== "object" || Array.isArray(args)) {
+      throw new TypeError(`${label} expects one argument object, like ${label}({ key: value }); got ${ns.inspect(args, { depth: 0 })}`);
+    }
+    const opts = options || {};
+    const result = await ns.call("mcp.call", { target, args, raw: !!opts.raw, timeout: opts.timeout });
+    if (result.isError) throw toolError(result);
+    if (opts.raw) { delete result._mcp2repl; return result; }
+    return unwrap(result);
+  }
+
+  let catalog = { servers: [], tools: [] };
+  const IGNORED = new Set(["then", "toJSON", "constructor", "inspect", "valueOf", "toString", "asymmetricMatch", "nodeType"]);
+
+  /** A target object whose unknown string keys become late-bound functions. */
+  function lateBound(target, make) {
+    return new Proxy(target, {
+      get(obj, prop, receiver) {
+        if (typeof prop === "symbol" || prop in obj || IGNORED.has(prop)) return Reflect.get(obj, prop, receiver);
+        return make(prop);
+      },
+    });
+  }
+
+  function toolFunction(target, label, description) {
+    const fn = (args, options) => invoke(target, label, args, options);
+    define(fn, "name", label);
+    if (description) define(fn, "__doc__", description);
+    return fn;
+  }
+
+  function serverNamespace(server) {
+    const base = {};
+    const qualified = server.name;
+    for (const t of catalog.tools.filter((t) => t.server === qualified)) {
+      base[t.toolSafe] = toolFunction({ server: t.server, tool: t.name }, `mcp.${server.safe}.${t.toolSafe}`, t.description);
+    }
+    const request = (method, ...args) => ns.call("mcp.request", { server: qualified, method, args });
+    define(base, "resources", {
+      /** The server's resources: `[{uri, name, mimeType, description}]`. */
+      list: async () => (await request("list_resources")).resources,
+      /** Resource templates: `[{uriTemplate, name, …}]`. */
+      templates: async () => (await request("list_resource_templates")).resourceTemplates,
+      /** A resource's contents: text (parsed when JSON), a blob item, or a list when several. */
+      read: async (uri) => {
+        const contents = (await request("read_resource", String(uri))).contents || [];
+        const one = (c) => (typeof c.text === "string" ? parseText(c.text) : c);
+        return contents.length === 1 ? one(contents[0]) : contents.map(one);
+      },
+    });
+    define(base, "prompts", {
+      /** The server's prompts: `[{name, description, arguments}]`. */
+      list: async () => (await request("list_prompts")).prompts,
+      /** A rendered prompt: `{description, messages}`. */
+      get: async (name, args) => {
+        const r = await request("get_prompt", String(name), args || {});
+        return { description: r.description, messages: r.messages };
+      },
+    });
+    return lateBound(base, (prop) => toolFunction({ serverSafe: server.safe, toolSafe: prop }, `mcp.${server.safe}.${prop}`));
+  }
+
+  let mcpTarget = {};
+  let toolsTarget = {};
+
+  /** Python: a new catalog snapshot `{servers: [{name, safe, state}], tools: [summary…]}`. */
+  ns.setCatalog = function setCatalog(next) {
+    catalog = next;
+    const m = {};
+    for (const s of catalog.servers) m[s.safe] = serverNamespace(s);
+    define(m, "call", (name, args, options) => invoke({ name: String(name) }, `mcp.call("${name}")`, args, options));
+    const byName = {};
+    for (const t of catalog.tools) {
+      byName[t.qualified] = toolFunction({ server: t.server, tool: t.name }, `mcp.tools["${t.qualified}"]`, t.description);
+      if (t.safe) byName[t.name] = toolFunction({ server: t.server, tool: t.name }, `mcp.tools["${t.name}"]`, t.description);
+    }
+    define(m, "tools", lateBound(byName, (prop) => toolFunction({ name: prop }, `mcp.tools["${prop}"]`)));
+    define(m, "servers", () => api.servers());
+    const t = {};
+    for (const entry of catalog.tools) {
+      if (entry.safe) t[entry.safe] = toolFunction({ server: entry.server, tool: entry.name }, `tools.${entry.safe}`, entry.description);
+    }
+    define(t, "call", async (name, args, options) => {
+      try {
+        return { ok: true, data: await invoke({ name: String(name) }, `tools.call("${name}")`, args, options) };
+      } catch (e) {
+        return { ok: false, error: { code: e.code || e.name || "Error", message: String(e.message) } };
+      }
+    });
+    mcpTarget = m;
+    toolsTarget = t;
+  };
+
+  // Stable global objects that always reflect the latest snapshot.
+  function forwarding(getTarget, make) {
+    return new Proxy({}, {
+      get(_, prop) {
+        const target = getTarget();
+        if (typeof prop === "symbol" || prop in target || IGNORED.has(prop)) return Reflect.get(target, prop);
+        return make(prop);
+      },
+      has: (_, prop) => prop in getTarget(),
+      ownKeys: () => Reflect.ownKeys(getTarget()),
+      getOwnPropertyDescriptor: (_, prop) => {
+        const d = Reflect.getOwnPropertyDescriptor(getTarget(), prop);
+        if (d) d.configurable = true;
+        return d;
+      },
+      set: () => false,
+      defineProperty: () => false,
+      deleteProperty: () => false,
+    });
+  }
+  define(globalThis, "mcp", forwarding(() => mcpTarget, (prop) => serverNamespace({ name: prop, safe: prop })));
+  define(globalThis, "tools", forwarding(() => toolsTarget, (prop) => toolFunction({ safe: prop }, `tools.${prop}`)));
+  ns.setCatalog(catalog);
+
+  // ---- api: servers ------------------------------------------------------------------------
+
+  /** Call a tool by exact server and tool name. */
+  api.callTool = (server, tool, args, options) => invoke({ server: String(server), tool: String(tool) }, `api.callTool("${server}", "${tool}")`, args, options);
+  /** Each server: name, transport, state, tool count, config source, last error. `{wait: true}` waits for starting servers. */
+  api.servers = (options) => ns.call("api.servers", options || {});
+  /** Connect a server from a cell (same spec shape as a config entry); its tools are usable at once. */
+  api.connect = (name, spec) => ns.call("api.connect", { name: String(name), spec });
+  /** Close a server's connection and stop its process. */
+  api.disconnect = (name) => ns.call("api.disconnect", { name: String(name) });
+  /** The last lines a server wrote to stderr (never mixed into cell output). */
+  api.serverLog = (name, options) => ns.call("api.serverLog", { name: String(name), lines: (options || {}).lines });
+  /** The tool calls made by this cell so far: server, tool, ok, duration. */
+  api.calls = () => ns.call("api.calls", {});
+})();

@@ -1,0 +1,1 @@
+"""MCP servers: config, connections and the tool catalog."""

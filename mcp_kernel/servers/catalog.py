@@ -1,0 +1,233 @@
+"""The tool catalog: every exposed tool, its JS names, name resolution and argument checks.
+
+JS names are made once, deterministically, so a notebook that calls ``tools.get_weather_v2``
+keeps working across kernel restarts: characters outside ``[A-Za-z0-9_$]`` become ``_``, a
+leading digit gets ``_``, reserved words get a trailing ``_``, and later collisions get ``_2``,
+``_3`` in server order then tool-name order.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types as types
+
+RESERVED = set(
+    "break case catch class const continue debugger default delete do else enum export extends false finally for "
+    "function if import in instanceof new null return super switch this throw true try typeof var void while with "
+    "yield let static implements interface package private protected public await arguments eval undefined NaN Infinity "
+    "constructor prototype __proto__ toString valueOf hasOwnProperty then call apply bind".split()
+)
+
+
+def safe_identifier(name: str) -> str:
+    ident = re.sub(r"[^A-Za-z0-9_$]", "_", name) or "_"
+    if ident[0].isdigit():
+        ident = "_" + ident
+    if ident in RESERVED:
+        ident += "_"
+    return ident
+
+
+def _unique(base: str, taken: set[str]) -> str:
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    taken.add(name)
+    return name
+
+
+@dataclass
+class ToolEntry:
+    server: str
+    name: str  # the upstream tool name
+    tool: types.Tool
+    server_safe: str = ""  # mcp.<server_safe>
+    tool_safe: str = ""  # mcp.<server_safe>.<tool_safe>
+    safe: str = ""  # tools.<safe>; "" when the short name is ambiguous across servers
+    _validator: Any = field(default=None, repr=False)
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.server}.{self.name}"
+
+    @property
+    def call_path(self) -> str:
+        return f"mcp.{self.server_safe}.{self.tool_safe}"
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "server": self.server,
+            "name": self.name,
+            "qualified": self.qualified,
+            "serverSafe": self.server_safe,
+            "toolSafe": self.tool_safe,
+            "safe": self.safe,
+            "description": (self.tool.description or "").strip().split("\n")[0][:200],
+        }
+
+
+class ToolLookupError(Exception):
+    """An unknown or ambiguous tool name; the message lists what the user can write instead."""
+
+
+class Catalog:
+    """All tools of all ready servers, in a stable order."""
+
+    def __init__(self) -> None:
+        self.entries: list[ToolEntry] = []
+        self.server_safe: dict[str, str] = {}
+        self._by_server: dict[str, dict[str, ToolEntry]] = {}
+        self._by_safe: dict[str, ToolEntry] = {}
+        self._by_short: dict[str, list[ToolEntry]] = {}
+
+    def rebuild(self, servers: Iterable[tuple[str, list[types.Tool]]], all_server_names: Iterable[str] = ()) -> None:
+        """Recompute every name from scratch (servers in config order)."""
+        old_validators = {(e.server, e.name): (e.tool, e._validator) for e in self.entries}
+        self.entries = []
+        self.server_safe = {}
+        self._by_server, self._by_safe, self._by_short = {}, {}, {}
+        taken_servers: set[str] = {"call", "tools", "servers", "listTools"}
+        for name in list(all_server_names):
+            self.server_safe[name] = _unique(safe_identifier(name), taken_servers)
+        for server, tools in servers:
+            if server not in self.server_safe:
+                self.server_safe[server] = _unique(safe_identifier(server), taken_servers)
+            taken_tools: set[str] = {"resources", "prompts"}
+            per_server: dict[str, ToolEntry] = {}
+            for tool in sorted(tools, key=lambda t: t.name):
+                entry = ToolEntry(server=server, name=tool.name, tool=tool, server_safe=self.server_safe[server])
+                entry.tool_safe = _unique(safe_identifier(tool.name), taken_tools)
+                cached = old_validators.get((server, tool.name))
+                if cached and cached[0] == tool:
+                    entry._validator = cached[1]
+                per_server[tool.name] = entry
+                self.entries.append(entry)
+                self._by_short.setdefault(tool.name, []).append(entry)
+            self._by_server[server] = per_server
+        taken_safe: set[str] = {"call"}
+        for entry in self.entries:
+            if len(self._by_short[entry.name]) == 1:
+                entry.safe = _unique(safe_identifier(entry.name), taken_safe)
+                self._by_safe[entry.safe] = entry
+
+    # ---- resolution -------------------------------------------------------------------------
+
+    def get(self, server: str, name: str) -> ToolEntry | None:
+        return self._by_server.get(server, {}).get(name)
+
+    def resolve(self, target: dict[str, Any]) -> ToolEntry:
+        """Find the tool a JS call means: {server, tool} | {serverSafe, toolSafe} | {name} | {safe}."""
+        if "serverSafe" in target:
+            server = next((s for s, safe in self.server_safe.items() if safe == target["serverSafe"]), None)
+            if server is None:
+                raise ToolLookupError(f"Unknown MCP server mcp.{target['serverSafe']}. {self._servers_hint()}")
+            entry = next((e for e in self._by_server.get(server, {}).values() if e.tool_safe == target["toolSafe"]), None)
+            if entry is None:
+                raise ToolLookupError(self._unknown(f"mcp.{target['serverSafe']}.{target['toolSafe']}", target["toolSafe"], server))
+            return entry
+        if "server" in target:
+            entry = self.get(target["server"], target["tool"])
+            if entry is None:
+                if target["server"] not in self._by_server:
+                    raise ToolLookupError(f'Unknown MCP server "{target["server"]}". {self._servers_hint()}')
+                raise ToolLookupError(self._unknown(f"{target['server']}.{target['tool']}", target["tool"], target["server"]))
+            return entry
+        if "safe" in target:
+            entry = self._by_safe.get(target["safe"])
+            if entry is not None:
+                return entry
+            return self._resolve_name(target["safe"], f"tools.{target['safe']}")
+        return self._resolve_name(str(target.get("name", "")), str(target.get("name", "")))
+
+    def _resolve_name(self, name: str, shown: str) -> ToolEntry:
+        found = self._by_short.get(name, [])
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            choices = ", ".join(f"{e.call_path}(…)" for e in found)
+            raise ToolLookupError(
+                f'"{name}" is ambiguous: {len(found)} servers have it. Call one of: {choices}, or mcp.call("server.{name}", …)'
+            )
+        if "." in name:
+            server, _, tool = name.partition(".")
+            entry = self.get(server, tool)
+            if entry is not None:
+                return entry
+        matches = [e for e in self.entries if e.safe == name or e.tool_safe == name]
+        if len(matches) == 1:
+            return matches[0]
+        raise ToolLookupError(self._unknown(shown, name, None))
+
+    def _unknown(self, shown: str, name: str, server: str | None) -> str:
+        pool = [e for e in self.entries if server is None or e.server == server]
+        names = [e.name for e in pool] + [e.safe for e in pool if e.safe] + [e.tool_safe for e in pool]
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        hint = f" Did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+        where = f' on server "{server}"' if server else ""
+        return f"Unknown MCP tool {shown}{where}.{hint} Use api.searchTools(query) or api.listTools() to find tools."
+
+    def _servers_hint(self) -> str:
+        names = ", ".join(f"mcp.{safe}" for safe in self.server_safe.values())
+        return f"Servers: {names}." if names else "No MCP servers are connected."
+
+    # ---- argument checks ----------------------------------------------------------------------
+
+    def check_arguments(self, entry: ToolEntry, args: Any, signature: str) -> None:
+        """Raise TypeError-worthy ValueError naming the field, the expected type and the signature."""
+        if not isinstance(args, dict):
+            raise ValueError(f"{entry.call_path} expects one argument object, got {type(args).__name__}.\n  {signature}")
+        schema = entry.tool.input_schema
+        if not schema:
+            return
+        if entry._validator is None:
+            from jsonschema.validators import validator_for
+
+            cls = validator_for(schema)
+            entry._validator = cls(schema)
+        errors = sorted(entry._validator.iter_errors(args), key=lambda e: (len(e.path), str(e.path)))
+        if not errors:
+            return
+        raise ValueError(_describe(entry, errors[0]) + f"\n  {signature}")
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _describe(entry: ToolEntry, error: Any) -> str:
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+    field_name = f'"{path}"' if path else "the argument object"
+    shown = json.dumps(error.instance)[:80] if error.instance is not None else "null"
+    kind = error.validator
+    if kind == "required":
+        missing = re.findall(r"'([^']+)' is a required property", error.message)
+        name = f"{path}.{missing[0]}" if path and missing else (missing[0] if missing else "?")
+        return f'{entry.call_path}: missing required argument "{name}"'
+    if kind == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        return f"{entry.call_path}: argument {field_name} must be {expected}, got {_type_name(error.instance)} {shown}"
+    if kind == "enum":
+        allowed = " | ".join(json.dumps(v) for v in error.validator_value)
+        return f"{entry.call_path}: argument {field_name} must be one of {allowed}, got {shown}"
+    if kind == "additionalProperties":
+        extra = re.findall(r"'([^']+)'", error.message)
+        allowed = ", ".join(sorted((error.schema.get("properties") or {}).keys()))
+        return f"{entry.call_path}: unknown argument {', '.join(repr(x) for x in extra)} (allowed: {allowed})"
+    return f"{entry.call_path}: argument {field_name} is invalid: {error.message}"

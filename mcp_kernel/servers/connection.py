@@ -1,0 +1,325 @@
+"""One MCP server connection, held for the kernel's whole life and reopened after a crash.
+
+The SDK's transports and ``ClientSession`` are anyio context managers that must be entered and
+left in the same task, so each connection owns a runner task that opens everything, publishes
+the session, and then waits for ``close()``. Calls come from other tasks (one per JS call) and
+use the published session concurrently. When the server dies, the runner records why; the next
+call starts a fresh runner (a reconnect) and reports what changed in the tool list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import get_default_environment, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from .config import ServerSpec
+
+log = logging.getLogger(__name__)
+
+GUARD = str(Path(__file__).with_name("guard.py"))
+
+#: Seconds a server may take to start and list its tools (MCP2REPL_START_TIMEOUT).
+START_TIMEOUT = float(os.environ.get("MCP2REPL_START_TIMEOUT", "30"))
+
+Notice = Callable[[str], None]
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+class ServerUnavailable(Exception):
+    """The server is not running and could not be (re)started; the message says why."""
+
+
+@dataclass
+class Events:
+    """What a connection tells the rest of the kernel, all optional."""
+
+    notice: Notice = lambda text: None  # a line for the user (stderr of the running cell)
+    tools_changed: Callable[[ServerConnection], None] = lambda conn: None
+    log_message: Callable[[ServerConnection, str, str], None] = lambda conn, level, text: None
+
+
+class ServerConnection:
+    """A live MCP client session to one configured server."""
+
+    def __init__(self, spec: ServerSpec, log_dir: Path, events: Events | None = None) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.events = events or Events()
+        self.log_path = log_dir / f"{_file_safe(spec.name)}.log"
+        self.state = "error" if spec.error else "stopped"
+        self.last_error: str | None = spec.error
+        self.tools: list[types.Tool] = []
+        self.server_info: types.Implementation | None = None
+        self.capabilities: types.ServerCapabilities | None = None
+        self.session: ClientSession | None = None
+        self.connects = 0
+        self._runner: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._closing: asyncio.Event | None = None
+        self._lock = asyncio.Lock()
+        self._refresh: asyncio.Future[None] | None = None
+
+    # ---- life cycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin connecting in the background; :meth:`wait_ready` waits for the outcome."""
+        if self.spec.error or (self._runner is not None and not self._runner.done()):
+            return
+        loop = asyncio.get_running_loop()
+        self.state = "starting"
+        self._ready = loop.create_future()
+        self._closing = asyncio.Event()
+        self._runner = asyncio.ensure_future(self._run(self._ready, self._closing))
+
+    async def wait_ready(self) -> None:
+        """Wait until connected; start (or restart after a crash) if needed."""
+        if self.spec.error:
+            raise ServerUnavailable(f'server "{self.name}" is not usable: {self.spec.error}')
+        async with self._lock:
+            if self.state in ("stopped", "disconnected", "error"):
+                restarting = self.connects > 0
+                old = {t.name for t in self.tools}
+                self.start()
+                if restarting:
+                    self.events.notice(f'[mcp2repl] reconnecting to MCP server "{self.name}" ({self.last_error or "disconnected"})')
+                assert self._ready is not None
+                await asyncio.shield(self._ready)
+                if restarting:
+                    self._report_tool_changes(old)
+            elif self._ready is not None:
+                await asyncio.shield(self._ready)
+        if self.state != "ready":
+            raise ServerUnavailable(f'MCP server "{self.name}" is unavailable: {self.last_error}')
+
+    async def close(self) -> None:
+        """Close the session and stop the server process (bounded: a stuck server is killed)."""
+        runner = self._runner
+        if runner is None or runner.done():
+            self.state = "stopped" if not self.spec.error else "error"
+            return
+        assert self._closing is not None
+        self._closing.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(runner), 2.0)
+        except (TimeoutError, Exception):  # noqa: BLE001 - closing must not fail
+            runner.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(runner, 1.0)
+        self.state = "stopped"
+        self.session = None
+
+    async def _run(self, ready: asyncio.Future[None], closing: asyncio.Event) -> None:
+        self.connects += 1
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await asyncio.wait_for(self._open_transport(stack), START_TIMEOUT)
+                session = await stack.enter_async_context(
+                    ClientSession(
+                        read,
+                        write,
+                        logging_callback=self._on_log,
+                        message_handler=self._on_message,
+                        elicitation_callback=_decline_elicitation,
+                        sampling_callback=_decline_sampling,
+                    )
+                )
+                init = await asyncio.wait_for(session.initialize(), START_TIMEOUT)
+                self.server_info = init.server_info
+                self.capabilities = init.capabilities
+                self.tools = await asyncio.wait_for(_list_all_tools(session), START_TIMEOUT)
+                self.session = session
+                self.state = "ready"
+                self.last_error = None
+                ready.set_result(None)
+                await self._hold(session, closing)
+        except asyncio.CancelledError:
+            self._fail(ready, "connection cancelled")
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes the server's state
+            self._fail(ready, self._describe(exc))
+        else:
+            self.state = "stopped"
+        finally:
+            self.session = None
+
+    async def _hold(self, session: ClientSession, closing: asyncio.Event) -> None:
+        """Keep the session open until close(), or until the server goes away.
+
+        The SDK notices end-of-stream only on its dispatcher (a private flag); without this
+        check a crashed server would look alive until the next call failed.
+        """
+        dispatcher = getattr(session, "_dispatcher", None)
+        while not closing.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(closing.wait(), 0.25)
+            if getattr(dispatcher, "_closed", False):
+                raise ConnectionError("the server closed the connection" + (" (process exited)" if self.spec.transport == "stdio" else ""))
+
+    def _fail(self, ready: asyncio.Future[None], reason: str) -> None:
+        started = ready.done()
+        self.state = "disconnected" if started else "error"
+        self.last_error = reason
+        if not ready.done():
+            ready.set_result(None)
+        elif not (self._closing and self._closing.is_set()):
+            self.events.notice(f'[mcp2repl] MCP server "{self.name}" disconnected: {reason}')
+
+    async def _open_transport(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
+        spec = self.spec
+        if spec.transport == "stdio":
+            assert spec.command
+            env = {**get_default_environment(), **spec.env}
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=["-S", GUARD, str(os.getpid()), "--", spec.command, *spec.args],
+                env=env,
+                cwd=spec.cwd,
+            )
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            errlog = stack.enter_context(open(self.log_path, "a", encoding="utf-8", errors="replace"))  # noqa: ASYNC230 - a local log file
+            return await stack.enter_async_context(stdio_client(params, errlog=errlog))
+        assert spec.url
+        if spec.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            return await stack.enter_async_context(sse_client(spec.url, headers=spec.headers or None))
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        client = await stack.enter_async_context(httpx2.AsyncClient(headers=spec.headers or None, timeout=httpx2.Timeout(30.0, read=300.0)))
+        streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
+        return streams[0], streams[1]
+
+    def _describe(self, exc: BaseException) -> str:
+        """One line naming the cause, with the server's last stderr line when it has one."""
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            exc = exc.exceptions[0]
+        if isinstance(exc, asyncio.TimeoutError):
+            text = f"no answer within {START_TIMEOUT:g} s (MCP2REPL_START_TIMEOUT)"
+        elif isinstance(exc, FileNotFoundError):
+            text = f"command not found: {self.spec.command}"
+        else:
+            text = str(exc) or type(exc).__name__
+        tail = self.log_tail(3).strip().splitlines()
+        if tail and self.spec.transport == "stdio":
+            text += f" (server stderr: {tail[-1][:300]})"
+        return text
+
+    # ---- requests -------------------------------------------------------------------------
+
+    async def call_tool(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        timeout: float | None = None,
+        progress: Progress | None = None,
+    ) -> types.CallToolResult:
+        await self.wait_ready()
+        session = self.session
+        if session is None:
+            raise ServerUnavailable(f'MCP server "{self.name}" is unavailable: {self.last_error}')
+        try:
+            return await session.call_tool(tool, args, read_timeout_seconds=timeout or self.spec.timeout, progress_callback=progress)
+        except MCPError as exc:
+            if exc.error.code != types.CONNECTION_CLOSED:
+                raise
+            reason = exc
+        except (ConnectionError, EOFError, OSError, BaseExceptionGroup) as exc:
+            reason = exc
+        # give the runner a moment to notice, so the message and the next call agree
+        runner = self._runner
+        if runner is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(runner), 1.0)
+        raise ServerUnavailable(
+            f'MCP server "{self.name}" disconnected during {tool}: {self.last_error or self._describe(reason)}'
+        ) from reason
+
+    async def request(self, method: str, *args: Any) -> Any:
+        """resources/prompts requests: ``list_resources``, ``read_resource``, ``list_prompts``, ``get_prompt``."""
+        await self.wait_ready()
+        assert self.session is not None
+        return await getattr(self.session, method)(*args)
+
+    async def refresh_tools(self) -> None:
+        if self.session is None:
+            return
+        old = {t.name for t in self.tools}
+        self.tools = await _list_all_tools(self.session)
+        self._report_tool_changes(old)
+
+    def _report_tool_changes(self, old: set[str]) -> None:
+        new = {t.name for t in self.tools}
+        if new != old:
+            parts = []
+            if new - old:
+                parts.append("added " + ", ".join(sorted(new - old)))
+            if old - new:
+                parts.append("removed " + ", ".join(sorted(old - new)))
+            self.events.notice(f'[mcp2repl] tools of "{self.name}" changed: ' + "; ".join(parts))
+        self.events.tools_changed(self)
+
+    # ---- notifications ----------------------------------------------------------------------
+
+    async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        data = params.data if isinstance(params.data, str) else repr(params.data)
+        self.events.log_message(self, params.level, data)
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self._refresh = asyncio.ensure_future(self._refresh_quietly())
+
+    async def _refresh_quietly(self) -> None:
+        try:
+            await self.refresh_tools()
+        except Exception as exc:  # noqa: BLE001 - a failed refresh keeps the old list
+            log.debug("tool refresh of %s failed: %s", self.name, exc)
+
+    def log_tail(self, lines: int = 50) -> str:
+        """The last ``lines`` lines the server wrote to stderr."""
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                size = fh.tell()
+                fh.seek(max(0, size - 64 * 1024))
+                text = fh.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    for _ in range(1000):  # a server that keeps returning cursors must not hang us
+        result = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+        tools.extend(result.tools)
+        cursor = result.next_cursor
+        if not cursor:
+            break
+    return tools
+
+
+async def _decline_elicitation(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """Nobody can answer a form from inside a running cell: decline, and say so."""
+    return types.ElicitResult(action="decline")
+
+
+async def _decline_sampling(context: Any, params: types.CreateMessageRequestParams) -> types.ErrorData:
+    return types.ErrorData(code=types.INVALID_REQUEST, message="mcp2repl has no language model to sample from; request declined")
+
+
+def _file_safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "server"

@@ -1,0 +1,293 @@
+"""All MCP servers of one kernel: start them, keep the catalog current, serve calls from JS.
+
+This is the Python side of ``mcp.*``, ``tools.*`` and the server functions of ``api.*``
+(see ``mcp_kernel/api/mcp.js``). It has no Jupyter imports: the kernel gives it an engine and a
+way to tell the user things (a line on the running cell's stderr).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+
+from ..engine import BridgeError, CallContext, Engine
+from .catalog import Catalog, ToolEntry, ToolLookupError
+from .config import LoadedConfig, ServerSpec, load_config, parse_spec
+from .connection import Events, ServerConnection, ServerUnavailable
+
+DEMO_NAME = "demo"
+
+Tell = Callable[[str | None, str], None]  # (cell or None for "the running cell", text)
+
+
+def demo_spec() -> ServerSpec:
+    """The built-in demo server, used when no config exists anywhere."""
+    return ServerSpec(
+        name=DEMO_NAME,
+        transport="stdio",
+        command=sys.executable,
+        args=["-m", "mcp_kernel.demo_server"],
+        description="built-in demo: a small bookshop (search, fetch, aggregate, images, progress)",
+    )
+
+
+class ServerManager:
+    """Owns every ServerConnection and the catalog built from their tools."""
+
+    def __init__(self, engine: Engine, tell: Tell) -> None:
+        self.engine = engine
+        self.tell = tell
+        self.config: LoadedConfig | None = None
+        self.source = "none"
+        self.connections: dict[str, ServerConnection] = {}
+        self.catalog = Catalog()
+        self.log_dir = Path(tempfile.mkdtemp(prefix="mcp2repl-logs-"))
+        self.calls: list[dict[str, Any]] = []
+        self._register()
+
+    # ---- start-up -----------------------------------------------------------------------------
+
+    def load(self, explicit: str | None, cwd: Path, profile: str | None, only: str | None) -> None:
+        """Read the config (or fall back to the demo server) and start every server concurrently."""
+        config = load_config(explicit=explicit, cwd=cwd, profile=profile, only=only)
+        self.config = config
+        specs = list(config.servers.values())
+        if config.source is None and not config.problems:
+            specs = [demo_spec()]
+            self.source = "built-in demo (no config found)"
+        else:
+            self.source = str(config.source) if config.source else "none"
+        for spec in specs:
+            self._add(spec)
+        self._publish()
+
+    def _add(self, spec: ServerSpec) -> ServerConnection:
+        events = Events(
+            notice=lambda text: self.tell(None, text + "\n"),
+            tools_changed=lambda conn: self._publish(),
+            log_message=self._server_log,
+        )
+        conn = ServerConnection(spec, self.log_dir, events)
+        self.connections[spec.name] = conn
+        conn.start()
+        if not spec.error:
+            task = asyncio.ensure_future(self._when_ready(conn))
+            task.add_done_callback(lambda t: t.exception())
+        return conn
+
+    async def _when_ready(self, conn: ServerConnection) -> None:
+        with contextlib.suppress(ServerUnavailable):
+            await conn.wait_ready()
+        self._publish()
+
+    async def wait_all(self, timeout: float | None = None) -> None:
+        """Wait until every server is ready or failed (used by tests and `api.servers({wait})`)."""
+        waits = [c.wait_ready() for c in self.connections.values() if c.state == "starting"]
+        if waits:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*waits, return_exceptions=True), timeout)
+
+    def status_lines(self) -> list[str]:
+        lines = [f"MCP servers from {self.source}:"]
+        for conn in self.connections.values():
+            tools = f", {len(self._exposed(conn))} tools" if conn.state == "ready" else ""
+            err = f": {conn.last_error}" if conn.last_error and conn.state != "ready" else ""
+            lines.append(f"  {conn.name} ({conn.spec.transport}) {conn.state}{tools}{err}")
+        if self.config:
+            lines += [f"  config problem: {p}" for p in self.config.problems]
+            lines += [f"  config warning: {w}" for w in self.config.warnings]
+        if not self.connections:
+            lines.append("  (none)")
+        return lines
+
+    async def close(self) -> None:
+        await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
+        shutil.rmtree(self.log_dir, ignore_errors=True)
+
+    # ---- catalog ------------------------------------------------------------------------------
+
+    def _exposed(self, conn: ServerConnection) -> list[types.Tool]:
+        return [t for t in conn.tools if conn.spec.tool_filter.allows(t.name)]
+
+    def _publish(self) -> None:
+        """Rebuild the catalog and hand JS a fresh snapshot (names for mcp.*, tools.*, completion)."""
+        ready = [(c.name, self._exposed(c)) for c in self.connections.values() if c.state == "ready" or c.tools]
+        self.catalog.rebuild(ready, self.connections.keys())
+        snapshot = {
+            "servers": [
+                {"name": n, "safe": s, "state": self.connections[n].state}
+                for n, s in self.catalog.server_safe.items()
+                if n in self.connections
+            ],
+            "tools": [e.summary() for e in self.catalog.entries],
+        }
+        self.engine.set_context_script("catalog", f"__mcp2repl.setCatalog({json.dumps(snapshot)})")
+
+    async def _resolve(self, target: dict[str, Any]) -> ToolEntry:
+        try:
+            return self.catalog.resolve(target)
+        except ToolLookupError:
+            pending = [c for c in self.connections.values() if c.state == "starting"]
+            server = target.get("server")
+            if server is not None and server in self.connections:
+                pending = [self.connections[server]]
+            if not pending:
+                raise
+            # a cell that needs a slow server waits for it
+            await asyncio.gather(*(c.wait_ready() for c in pending), return_exceptions=True)
+            return self.catalog.resolve(target)
+
+    # ---- JS handlers --------------------------------------------------------------------------
+
+    def _register(self) -> None:
+        handlers = {
+            "mcp.call": self._call,
+            "mcp.request": self._request,
+            "api.servers": self._servers,
+            "api.connect": self._connect,
+            "api.disconnect": self._disconnect,
+            "api.serverLog": self._server_log_tail,
+            "api.calls": self._calls,
+        }
+        for name, handler in handlers.items():
+            self.engine.register(name, handler)
+
+    async def _call(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        try:
+            entry = await self._resolve(params["target"])
+        except ToolLookupError as exc:
+            raise BridgeError("TypeError", str(exc)) from None
+        conn = self.connections[entry.server]
+        args = params.get("args")
+        if args is None:
+            args = {}
+        try:
+            self.catalog.check_arguments(entry, args, self._signature(entry))
+        except ValueError as exc:
+            raise BridgeError("TypeError", str(exc), server=entry.server, tool=entry.name) from None
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            pct = f"{done / total:.0%}" if total else f"{done:g}"
+            self.tell(ctx.cell, f"[{entry.server}.{entry.name}] {pct}{' ' + message if message else ''}\n")
+
+        started = time.monotonic()
+        record: dict[str, Any] = {"server": entry.server, "tool": entry.name, "ok": False, "cell": ctx.cell}
+        self.calls.append(record)
+        del self.calls[:-1000]
+        try:
+            result = await conn.call_tool(entry.name, args, timeout=params.get("timeout"), progress=progress)
+        except ServerUnavailable as exc:
+            record["error"] = "unavailable"
+            raise BridgeError("ToolError", str(exc), server=entry.server, tool=entry.name, code="server_unavailable") from None
+        except MCPError as exc:
+            record["error"] = str(exc.error.code)
+            message = exc.error.message
+            if exc.error.code == -32001:
+                message = f"no answer within {params.get('timeout') or conn.spec.timeout} s ({message})"
+            raise BridgeError(
+                "ToolError", f"{entry.qualified}: {message}", server=entry.server, tool=entry.name, code=str(exc.error.code)
+            ) from None
+        finally:
+            record["ms"] = round((time.monotonic() - started) * 1000, 1)
+        record["ok"] = not result.is_error
+        dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if result.structured_content is not None and not params.get("raw") and not result.is_error:
+            dumped.pop("content", None)  # the same data twice would double the transfer
+        dumped["_mcp2repl"] = {"server": entry.server, "tool": entry.name}
+        return dumped
+
+    def _signature(self, entry: ToolEntry) -> str:
+        try:
+            from .typescript import signature
+
+            return "Signature: " + signature(entry.call_path, entry.tool.model_dump(by_alias=True, exclude_none=True))
+        except Exception:  # noqa: BLE001 - a message must never fail to build
+            props = (entry.tool.input_schema or {}).get("properties", {})
+            return f"Signature: {entry.call_path}({{ {', '.join(props)} }})"
+
+    async def _request(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        server = self._server_named(params["server"])
+        method = params["method"]
+        allowed = {"list_resources", "read_resource", "list_prompts", "get_prompt", "list_resource_templates"}
+        if method not in allowed:
+            raise BridgeError("TypeError", f"unknown request {method}")
+        try:
+            result = await server.request(method, *params.get("args", []))
+        except ServerUnavailable as exc:
+            raise BridgeError("ToolError", str(exc), server=server.name, code="server_unavailable") from None
+        except MCPError as exc:
+            raise BridgeError("ToolError", f"{server.name}: {exc.error.message}", server=server.name, code=str(exc.error.code)) from None
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    def _server_named(self, name: str) -> ServerConnection:
+        conn = self.connections.get(name)
+        if conn is None:
+            by_safe = {safe: n for n, safe in self.catalog.server_safe.items()}
+            conn = self.connections.get(by_safe.get(name, ""))
+        if conn is None:
+            raise BridgeError("TypeError", f'Unknown MCP server "{name}". Servers: {", ".join(self.connections) or "none"}')
+        return conn
+
+    async def _servers(self, params: Any, ctx: CallContext) -> Any:
+        if isinstance(params, dict) and params.get("wait"):
+            await self.wait_all(float(params.get("timeout", 30)))
+        return [
+            {
+                "name": c.name,
+                "transport": c.spec.transport,
+                "state": c.state,
+                "tools": len(self._exposed(c)) if c.state == "ready" else 0,
+                "source": self.source if c.name in (self.config.servers if self.config else {}) or c.name == DEMO_NAME else "api.connect",
+                "description": c.spec.description,
+                "server": c.server_info.name if c.server_info else None,
+                "lastError": c.last_error,
+            }
+            for c in self.connections.values()
+        ]
+
+    async def _connect(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        name = params["name"]
+        spec = parse_spec(name, params.get("spec"), base_dir=Path.cwd())
+        if spec.error:
+            raise BridgeError("TypeError", f'api.connect("{name}"): {spec.error}')
+        old = self.connections.pop(name, None)
+        if old is not None:
+            await old.close()
+        conn = self._add(spec)
+        try:
+            await conn.wait_ready()
+        except ServerUnavailable as exc:
+            self._publish()
+            raise BridgeError("Error", f'api.connect("{name}"): {exc}') from None
+        self._publish()
+        return {"name": name, "state": conn.state, "tools": [t.name for t in self._exposed(conn)]}
+
+    async def _disconnect(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        conn = self._server_named(params["name"])
+        await conn.close()
+        del self.connections[conn.name]
+        self._publish()
+        return {"name": conn.name, "state": "stopped"}
+
+    async def _server_log_tail(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        conn = self._server_named(params["name"])
+        return conn.log_tail(int(params.get("lines") or 50))
+
+    async def _calls(self, params: Any, ctx: CallContext) -> Any:
+        return [c for c in self.calls if c.get("cell") == ctx.cell]
+
+    def _server_log(self, conn: ServerConnection, level: str, text: str) -> None:
+        with contextlib.suppress(OSError), open(conn.log_path, "a", encoding="utf-8") as fh:
+            fh.write(f"[{level}] {text}\n")
+        self.tell(None, f"[{conn.name}] {level}: {text}\n")
