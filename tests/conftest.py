@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 import threading
@@ -10,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis  # noqa: F401 - imported now: see EngineHarness.close
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,6 +77,15 @@ class EngineHarness:
 
     def close(self) -> None:
         self.call(self.engine.close())
+
+        async def collect() -> None:
+            # Free V8 contexts here, on the loop thread. Left to a later GC they can be
+            # finalized in the middle of a compile() on the main thread, and mini-racer's
+            # teardown callbacks then trip CPython 3.11's AST recursion check
+            # ("AST constructor recursion depth mismatch") in pytest's own imports.
+            gc.collect()
+
+        self.call(collect())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import tree_sitter_javascript
@@ -66,25 +66,39 @@ class CellSyntaxError(Exception):
         self.column = column
 
 
-@dataclass
 class SourceMap:
     """Maps (line, UTF-16 column) in generated code back to the cell's own (line, column).
 
-    ``segments[line]`` holds sorted breakpoints ``(generated_col, original_col, inserted)``;
-    inside an unchanged run the offset is constant, inside inserted text everything maps to
-    where the insertion was made.
+    Per line, sorted breakpoints ``(generated_col, original_col, inserted)``: inside an
+    unchanged run the offset is constant, inside inserted text everything maps to where the
+    insertion was made. Built lazily from the rewrite's pieces, since only errors need it.
     """
 
-    segments: dict[int, list[tuple[int, int, bool]]] = field(default_factory=dict)
-    lines: list[str] = field(default_factory=list)
+    def __init__(self, source: str, pieces: list[tuple[str, int, bool]] | None = None) -> None:
+        self.lines = source.split("\n")
+        self._source = source
+        self._pieces = pieces
+        self._segments: dict[int, list[tuple[int, int, bool]]] | None = None if pieces else {}
+
+    @classmethod
+    def with_prefix(cls, source: str, prefix_len: int) -> SourceMap:
+        """The map of ``prefix + source`` where only the prefix was added (syntax probes)."""
+        smap = cls(source)
+        smap._segments = {1: [(0, 0, True), (prefix_len, 0, False)]}
+        return smap
+
+    @property
+    def segments(self) -> dict[int, list[tuple[int, int, bool]]]:
+        if self._segments is None:
+            self._segments = _build_segments(self._source, self._pieces or [])
+        return self._segments
 
     def original(self, line: int, column: int) -> tuple[int, int]:
         """1-based line and UTF-16 column in, 1-based line and code-point column out."""
         segs = self.segments.get(line)
         if not segs:
             return line, column
-        keys = [s[0] for s in segs]
-        i = bisect.bisect_right(keys, column - 1) - 1
+        i = bisect.bisect_right([s[0] for s in segs], column - 1) - 1
         if i < 0:
             return line, column
         gen, orig, inserted = segs[i]
@@ -101,6 +115,30 @@ class SourceMap:
         return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
 
 
+def _build_segments(source: str, pieces: list[tuple[str, int, bool]]) -> dict[int, list[tuple[int, int, bool]]]:
+    segments: dict[int, list[tuple[int, int, bool]]] = {}
+    line_starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
+
+    def column(offset: int) -> int:
+        return offset - line_starts[bisect.bisect_right(line_starts, offset) - 1]
+
+    line, gcol = 1, 0
+    for text, origin, inserted in pieces:
+        if inserted:
+            segments.setdefault(line, []).append((gcol, column(origin), True))
+            gcol += _utf16_len(text)
+            continue
+        offset = origin  # an unchanged run of original text, possibly spanning lines
+        for k, part in enumerate(text.split("\n")):
+            if k:
+                line, gcol = line + 1, 0
+                offset += 1
+            segments.setdefault(line, []).append((gcol, column(offset), False))
+            gcol += _utf16_len(part)
+            offset += len(part)
+    return segments
+
+
 @dataclass
 class Rewritten:
     """The JavaScript to evaluate for one cell, plus what the kernel needs to know about it."""
@@ -111,7 +149,7 @@ class Rewritten:
 
 
 def _utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
 
 
 class _Edits:
@@ -158,30 +196,7 @@ class _Edits:
             pieces.append((text, start, True))
             pos = max(pos, end)
         pieces.append((src[pos:], pos, False))
-        return "".join(p[0] for p in pieces), self._map(pieces)
-
-    def _map(self, pieces: list[tuple[str, int, bool]]) -> SourceMap:
-        smap = SourceMap(lines=self.source.split("\n"))
-        line_starts = [0] + [i + 1 for i, ch in enumerate(self.source) if ch == "\n"]
-
-        def column(offset: int) -> int:
-            return offset - line_starts[bisect.bisect_right(line_starts, offset) - 1]
-
-        line, gcol = 1, 0
-        for text, origin, inserted in pieces:
-            if inserted:
-                smap.segments.setdefault(line, []).append((gcol, column(origin), True))
-                gcol += _utf16_len(text)
-                continue
-            offset = origin  # an unchanged run of original text, possibly spanning lines
-            for k, part in enumerate(text.split("\n")):
-                if k:
-                    line, gcol = line + 1, 0
-                    offset += 1
-                smap.segments.setdefault(line, []).append((gcol, column(offset), False))
-                gcol += _utf16_len(part)
-                offset += len(part)
-        return smap
+        return "".join(p[0] for p in pieces), SourceMap(src, pieces)
 
 
 def _declared_names(pattern: Node, out: list[str]) -> None:

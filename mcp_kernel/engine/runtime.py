@@ -95,6 +95,7 @@ class _State:
     flag: memoryview
     timers: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
     requests: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    evals: set[asyncio.Future[Any]] = field(default_factory=set)
 
 
 def _js_string(text: str) -> str:
@@ -251,7 +252,7 @@ class Engine:
     async def _syntax_error(self, code: str, cell: str, exc: CellSyntaxError) -> JSError:
         """Let V8 word the error: its messages are the ones JS users know."""
         wrapper = "(async function(){"
-        smap = SourceMap(segments={1: [(0, 0, True), (len(wrapper), 0, False)]}, lines=code.split("\n"))
+        smap = SourceMap.with_prefix(code, len(wrapper))
         if exc.message.startswith("'import'") or exc.message.startswith("'export'"):
             return errors.syntax_error(exc.message, cell, exc.line, exc.column, smap)
         probe = f"{wrapper}{code}\n}});0"
@@ -299,7 +300,7 @@ class Engine:
         rebuilt = False
         try:
             try:
-                await asyncio.wait_for(state.ctx.eval_cancelable(abort), self.interrupt_grace)
+                await asyncio.wait_for(asyncio.shield(self._eval(abort)), self.interrupt_grace)
                 await self._drain()
             except TimeoutError:
                 # Uninstrumented code (a builtin, eval'd source) still spins: start over.
@@ -320,6 +321,10 @@ class Engine:
         self.rebuilds += 1
         if old is not None:
             self._drop_pending(old)
+            for task in old.evals:
+                task.cancel()
+            if old.evals:
+                await asyncio.wait(old.evals, timeout=0.5)
             old.ctx.close()
         self._state = await self._new_state()
         self.declared.clear()
@@ -360,8 +365,13 @@ class Engine:
         """
         state = self._live()
         self._inflight += 1
+        # Its own task, so a rebuild can cancel it: a cancelled future makes mini-racer skip
+        # converting a result that arrives from a context already closed.
+        task = asyncio.ensure_future(state.ctx.eval_cancelable(code))
+        state.evals.add(task)
+        task.add_done_callback(state.evals.discard)
         try:
-            result = await state.ctx.eval_cancelable(code)
+            result = await task
         except JSOOMException:
             if raw:
                 raise
@@ -375,10 +385,11 @@ class Engine:
 
     async def _drain(self) -> None:
         """Collect and act on everything JS posted since the last drain."""
-        while self._state is not None:
-            text = await self._eval("__mcp2repl.drain()")
-            if not text:
-                return
+        # One drain is enough: dispatching never runs JS, so nothing new is posted meanwhile.
+        if self._state is None:
+            return
+        text = await self._eval("__mcp2repl.drain()")
+        if text:
             for msg in json.loads(text):
                 self._dispatch(msg)
 

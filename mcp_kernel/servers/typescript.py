@@ -84,7 +84,23 @@ def _bounds(s: Mapping) -> tuple[Any, Any, Any, Any]:
         lo, xlo = (None, lo) if xlo else (lo, None)
     if isinstance(xhi, bool):
         hi, xhi = (None, hi) if xhi else (hi, None)
-    return lo, hi, xlo, xhi
+    return _num(lo), _num(hi), _num(xlo), _num(xhi)
+
+
+def _num(value: Any) -> int | float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) else None
+
+
+def _get(s: Mapping, key: str, kind: type = dict) -> Any:
+    """``s[key]`` when it is a dict (or ``kind``), else an empty one: malformed keywords are ignored."""
+    value = s.get(key)
+    return value if isinstance(value, Mapping if kind is dict else kind) else kind()
+
+
+def _count(s: Mapping, key: str, default: int | None = None) -> int | None:
+    """A non-negative integer keyword such as minItems, or ``default`` when absent or malformed."""
+    value = s.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
 
 
 def _join(members: list[Member]) -> Member:
@@ -124,6 +140,7 @@ class _Renderer:
         self.max_union = 0  # longer unions render as a | b | c | …
         self.named: dict[str, Any] = {}  # recursive definitions, referred to by name
         self._flat = 0  # > 0 while rendering the one-line candidate of an object
+        self._nested_expands = False  # whether an object inside that candidate wants one field per line
         self._expanding: list[str] = []
         self._recursive: dict[str, bool] = {}
 
@@ -189,11 +206,11 @@ class _Renderer:
         """allOf (merged into one object when possible, else ``&``) with anyOf / oneOf unions."""
         own = {k: v for k, v in s.items() if k not in ("allOf", "anyOf", "oneOf")}
         parts = [own] if any(k in own for k in _TYPING_KEYS) else []
-        parts += [p for p in s.get("allOf") or [] if isinstance(p, Mapping | bool)]
+        parts += [p for p in _get(s, "allOf", list) if isinstance(p, Mapping | bool)]
         merged = self._merge_objects(parts) if len(parts) > 1 else None
         terms = [self._members(p, ind, depth) for p in ([merged] if merged else parts)]
         for key in ("anyOf", "oneOf"):
-            branches = [m for b in s.get(key) or [] for m in self._members(b, ind, depth)]
+            branches = [m for b in _get(s, key, list) for m in self._members(b, ind, depth)]
             if branches:  # branches that only add constraints ({required: [...]}) say nothing about the type
                 terms.append([m for m in branches if m != ("unknown", ATOM)] or [("unknown", ATOM)])
         terms = [t for t in terms if t != [("unknown", ATOM)]] or [[("unknown", ATOM)]]
@@ -235,22 +252,25 @@ class _Renderer:
         return _paren(self.render(items, ind, depth), ATOM) + "[]"
 
     def _object(self, s: Mapping, ind: int, depth: int) -> str:
-        props = s.get("properties") if isinstance(s.get("properties"), Mapping) else {}
+        props = _get(s, "properties")
         extra = s.get("additionalProperties")
         index = [extra] if isinstance(extra, Mapping) and extra else []
-        index += list((s.get("patternProperties") or {}).values())
+        index += list(_get(s, "patternProperties").values())
         if not props and not index:
             return "{}" if "properties" in s or extra is False else "{ [key: string]: unknown }"
         if self.max_depth is not None and depth >= self.max_depth:
             return "{ … }"
-        required = set(s.get("required") or [])
+        required = {r for r in _get(s, "required", list) if isinstance(r, str)}
+        outer_expands, self._nested_expands = self._nested_expands, False
         self._flat += 1
         try:
             fields = self._fields(props, required, index, ind, depth)
         finally:
             self._flat -= 1
         flat = "{ " + "; ".join(f for f, _ in fields) + " }"
-        expand = (self.expand_top and depth == 0) or any(c for _, c in fields) or 2 * ind + len(flat) > _INLINE_WIDTH
+        width = _INLINE_WIDTH if depth else _INLINE_WIDTH + 24  # a top-level result type may be a little longer
+        expand = (self.expand_top and depth == 0) or self._nested_expands or any(c for _, c in fields) or 2 * ind + len(flat) > width
+        self._nested_expands = outer_expands or expand
         if not self.multiline or self._flat or not expand:
             return flat
         pad = "  " * (ind + 1)
@@ -306,7 +326,7 @@ def _param_text(s: Mapping, target: Mapping) -> str:
     """``Description. Default: X. Range: 1 to 40.`` for one field ('' when there is nothing to say)."""
     desc = " ".join(str(s.get("description") or target.get("description") or "").split())
     extra = [f"Default: {_lit(s['default'], 100)}."] if "default" in s else []
-    for schema in [target, *[b for k in ("anyOf", "oneOf") for b in target.get(k) or [] if isinstance(b, Mapping)]]:
+    for schema in [target, *[b for k in ("anyOf", "oneOf") for b in _get(target, k, list) if isinstance(b, Mapping)]]:
         extra += [c for c in _constraints(schema) if c not in extra]
     if desc and extra and desc[-1] not in ".!?:":
         desc += "."
@@ -322,9 +342,9 @@ def _params(root: Any, s: Any, path: str, out: dict[str, str], stack: tuple = ()
         if target is not None and s["$ref"] not in stack:
             _params(root, target[1], path, out, (*stack, s["$ref"]))
         return
-    for branch in [b for k in ("allOf", "anyOf", "oneOf") for b in s.get(k) or []]:
+    for branch in [b for k in ("allOf", "anyOf", "oneOf") for b in _get(s, k, list)]:
         _params(root, branch, path, out, stack)
-    children = [(f"{path}.{k}" if _IDENT.match(k) else f"{path}[{json.dumps(k)}]", v) for k, v in (s.get("properties") or {}).items()]
+    children = [(f"{path}.{k}" if _IDENT.match(k) else f"{path}[{json.dumps(k)}]", v) for k, v in _get(s, "properties").items()]
     items = s.get("prefixItems") or s.get("items")
     children += [(f"{path}[{i}]", v) for i, v in enumerate(items)] if isinstance(items, list) else [(f"{path}[]", items)]
     children.append((f"{path}[key]", s.get("additionalProperties")))
@@ -357,6 +377,8 @@ def _function_name(call_path: str) -> str:
 
 def _args_part(schema: Any, text: str) -> str:
     """``args: T``, ``args?: T`` when no field is required, or '' for a tool without parameters."""
+    if isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
+        schema = (_resolve(schema["$ref"], schema) or ("", schema))[1]
     required = isinstance(schema, Mapping) and schema.get("required")
     return "" if text == "{}" else f"args{'' if required else '?'}: {text}"
 
@@ -378,9 +400,10 @@ def signature(call_path: str, tool: Mapping, *, observed: str | None = None) -> 
         if len(line) <= _SIGNATURE_MAX:
             return line
     returns = returns if len(returns) <= 60 else returns[:59] + "…"
-    budget = _SIGNATURE_MAX - len(f"{name}(; … }}): Promise<{returns}>")
+    budget = max(_SIGNATURE_MAX - len(f"{name}(; … }}): Promise<{returns}>"), 0)
     cut = args.rfind("; ", 0, budget)  # drop whole fields from the end
-    return f"{name}({args[:cut] + '; … }' if cut > 0 else args[:budget] + '…'}): Promise<{returns}>"
+    line = f"{name}({args[:cut] + '; … }' if cut > 0 else args[:budget] + '…'}): Promise<{returns}>"
+    return line if len(line) <= _SIGNATURE_MAX else line[: _SIGNATURE_MAX - 1] + "…"
 
 
 def _comment(text: str, first: str, rest: str) -> list[str]:
@@ -470,30 +493,36 @@ def _pattern_sample(pattern: str) -> str | None:
         return "".join(out)
 
     sample = gen(tree)
-    return sample if re.search(pattern, sample) else None
+    return sample if _search(pattern, sample) else None
+
+
+def _search(pattern: str, text: str) -> bool | None:
+    """Whether the regex matches somewhere in ``text``; None when Python cannot compile it."""
+    try:
+        return re.search(pattern, text) is not None
+    except (re.error, TypeError):
+        return None
 
 
 def _string_example(s: Mapping, name: str, index: int) -> str:
-    lo, hi, pattern = s.get("minLength", 0), s.get("maxLength"), s.get("pattern")
+    lo, hi, pattern = _count(s, "minLength", 0) or 0, _count(s, "maxLength"), s.get("pattern")
     lowered = name.lower()
     hint = "https://example.com" if "url" in lowered or "uri" in lowered else "user@example.com" if "email" in lowered else None
     candidates = [_FORMATS.get(str(s.get("format"))), hint, f"example{index + 1}" if index else "example"]
-    try:
-        search = re.compile(pattern).search if isinstance(pattern, str) else None
-    except re.error:
-        search = None
-    if search and isinstance(pattern, str):
+    pattern = pattern if isinstance(pattern, str) and _search(pattern, "") is not None else None
+    if pattern is not None:
         candidates += ["a", "abc", "1", "a1", "example.com", _pattern_sample(pattern)]
     for candidate in filter(None, candidates):
         for text in (candidate, (candidate + "x" * lo)[: max(lo, len(candidate))][:hi]):  # as is, or padded / cut to length
-            if len(text) >= lo and (hi is None or len(text) <= hi) and (search is None or search(text)):
+            if len(text) >= lo and (hi is None or len(text) <= hi) and (pattern is None or _search(pattern, text)):
                 return text
     return "x" * lo
 
 
 def _number_example(s: Mapping, integer: bool, index: int) -> int | float:
     lo, hi, xlo, xhi = _bounds(s)
-    step = s.get("multipleOf") if isinstance(s.get("multipleOf"), int | float) and s["multipleOf"] > 0 else None
+    step = _num(s.get("multipleOf"))
+    step = step if step and step > 0 else None
     unit = Decimal(str(step or 1))
     start = Decimal(str(lo if lo is not None else xlo if xlo is not None else 1))
     first = math.ceil(start / unit) + index
@@ -522,11 +551,11 @@ def _example(s: Any, root: Any, name: str = "", index: int = 0, depth: int = 0) 
     if isinstance(s.get("enum"), list) and s["enum"]:
         return s["enum"][index % len(s["enum"])]
     own = {k: v for k, v in s.items() if k not in ("allOf", "anyOf", "oneOf")}
-    for part in s.get("allOf") or []:
+    for part in _get(s, "allOf", list):
         if isinstance(part, Mapping):
             target = (_resolve(part["$ref"], root) or ("", {}))[1] if isinstance(part.get("$ref"), str) else part
             own = _merge(own, target)
-    branches = [b for k in ("anyOf", "oneOf") for b in s.get(k) or [] if isinstance(b, Mapping)]
+    branches = [b for k in ("anyOf", "oneOf") for b in _get(s, k, list) if isinstance(b, Mapping)]
     if branches or s.get("allOf"):  # the first branch that is not null
         chosen = next((b for b in branches if b.get("type") != "null" and b.get("const", 0) is not None), branches[0] if branches else {})
         return _example(_merge(own, chosen), root, name, index, depth + 1)
@@ -547,17 +576,17 @@ def _example(s: Any, root: Any, name: str = "", index: int = 0, depth: int = 0) 
     if ty == "array":
         prefix = s.get("prefixItems", s.get("items") if isinstance(s.get("items"), list) else None)
         if isinstance(prefix, list):
-            return [_example(p, root, name, 0, depth + 1) for p in prefix[: s.get("minItems", len(prefix))]]
-        count = max(s.get("minItems", 1), 1)
-        count = min(count, s.get("maxItems", count))
+            return [_example(p, root, name, 0, depth + 1) for p in prefix[: _count(s, "minItems", len(prefix))]]
+        count = max(_count(s, "minItems", 0) or 0, 1 if depth < 6 else 0)  # deep down (recursion), as few as allowed
+        count = min(count, _count(s, "maxItems", count) or 0)
         return [_example(s.get("items", True), root, name, i, depth + 1) for i in range(count)]
     if ty == "object":
-        props = s.get("properties") or {}
-        names = [k for k in s.get("required") or [] if isinstance(k, str)]
-        names += [k for k in props if k not in names][: max(s.get("minProperties", 0) - len(names), 0)]
-        patterns = s.get("patternProperties") or {}
-        fallback = {k: next((v for p, v in patterns.items() if re.search(p, k)), s.get("additionalProperties", True)) for k in names}
-        return {k: _example(props.get(k, fallback[k]), root, k, 0, depth + 1) for k in names}
+        props = _get(s, "properties")
+        names = [k for k in _get(s, "required", list) if isinstance(k, str)]
+        names += [k for k in props if k not in names][: max((_count(s, "minProperties", 0) or 0) - len(names), 0)]
+        patterns = _get(s, "patternProperties")
+        fallback = {k: next((v for p, v in patterns.items() if _search(p, k)), s.get("additionalProperties", True)) for k in names}
+        return {k: _example(props.get(k, fallback[k]), root, k, index, depth + 1) for k in names}
     return _string_example(s, name, index)
 
 
@@ -612,7 +641,7 @@ class Shape:
             parts = [f"{_key(k)}{'' if always else '?'}: {shape.to_ts()}" for k, (shape, always) in self.fields.items()]
             out.append("{ " + "; ".join(parts) + " }" if parts else "{}")
         if self.items is not None:
-            inner = self.items._members()
+            inner = self.items._members() or ["unknown"]
             out.append((inner[0] if len(inner) == 1 else "(" + " | ".join(inner) + ")") + "[]")
         return out + [p for p in ("string", "number", "boolean", "null") if p in self.prims]
 

@@ -213,6 +213,9 @@ function __mk$i() {
   define("clearInterval", clearTimer);
   define("clearImmediate", clearTimer);
   define("sleep", (ms) => new Promise((resolve) => addTimer(resolve, ms, [], false)));
+  // performance.now(): bare V8 has no high-resolution clock; Date.now() is the best there is.
+  const timeOrigin = Date.now();
+  define("performance", { timeOrigin, now: () => Date.now() - timeOrigin });
   define("reportError", (e) => post({ t: "uncaught", cell: current, error: describeError(e) }));
 
   // ---- console ------------------------------------------------------------------------
