@@ -190,10 +190,20 @@ class Catalog:
 
             cls = validator_for(schema)
             entry._validator = cls(schema)
-        errors = sorted(entry._validator.iter_errors(args), key=lambda e: (len(e.path), str(e.path)))
-        if not errors:
-            return
-        raise ValueError(_describe(entry, errors[0]) + f"\n  {signature}")
+        problems = [_describe(entry, e) for e in sorted(entry._validator.iter_errors(args), key=lambda e: (len(e.path), str(e.path)))]
+        # Unknown top-level keys are almost always typos of optional arguments, which servers
+        # would silently ignore; refuse them unless the schema explicitly allows extra keys.
+        props = schema.get("properties") or {}
+        if props and schema.get("additionalProperties") in (None, False):
+            for key in args:
+                if key not in props and not any("unknown argument" in p and repr(key) in p for p in problems):
+                    close = difflib.get_close_matches(key, list(props), n=1, cutoff=0.6)
+                    hint = f"did you mean {close[0]!r}? " if close else ""
+                    problems.append(f"{entry.call_path}: unknown argument {key!r} ({hint}allowed: {', '.join(props)})")
+        if problems:
+            first, *rest = problems
+            more = "".join(f"\n  also: {p.split(': ', 1)[1]}" for p in rest[:4])
+            raise ValueError(f"{first}{more}\n  {signature}")
 
 
 def _type_name(value: Any) -> str:
