@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import uuid
 from collections import OrderedDict
 from contextvars import copy_context
 from pathlib import Path
@@ -27,9 +28,11 @@ from ipykernel.kernelbase import Kernel
 from traitlets import Float, Int, Unicode
 
 from . import __version__, api
+from .calltrace import CellTrace
 from .engine import Engine, introspection
 from .engine.completeness import classify
 from .history import History
+from .servers import completion as tool_completion
 from .servers.manager import ServerManager
 
 #: Shell requests answered even while a cell runs: they only read state.
@@ -61,6 +64,13 @@ def v8_version() -> str:
         return str(init_mini_racer(ignore_duplicate_init=True).mr_v8_version().decode())
     except Exception:  # noqa: BLE001 - only cosmetic
         return ""
+
+
+async def _tick(trace: CellTrace) -> None:
+    """Keep the live call display's clock moving while a cell waits on slow tools."""
+    while True:
+        await asyncio.sleep(0.25)
+        trace.tick()
 
 
 def _skip_empty_flush(stream: Any) -> None:
@@ -105,6 +115,11 @@ class MCPKernel(Kernel):
         help="V8 heap limit in MB; a cell that needs more fails with RangeError. Also MCP2REPL_HEAP_LIMIT_MB.",
     )
 
+    progress_mode = Unicode(
+        os.environ.get("MCP2REPL_PROGRESS", "auto"),
+        config=True,
+        help="Live tool-call display: auto (display; stderr for jupyter console), display, stderr or off. Also MCP2REPL_PROGRESS.",
+    )
     mcp_config = Unicode(
         os.environ.get("MCP2REPL_CONFIG", ""),
         config=True,
@@ -118,10 +133,14 @@ class MCPKernel(Kernel):
             self.engine.add_script(name, source)
         self.history = History()
         self._parents: OrderedDict[str, tuple[dict[str, Any], bool]] = OrderedDict()
+        self._traces: dict[str, CellTrace] = {}
+        self._reply_calls: dict[str, list[dict[str, Any]]] = {}
         self._display_ids: set[str] = set()
         self._silent_count = 0
         self._v8 = v8_version()
         self.servers = ServerManager(self.engine, self._tell)
+        self.servers.trace_for = self._traces.get
+        self._terminal_sessions: set[str] = set()
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -273,11 +292,19 @@ class MCPKernel(Kernel):
             cell = f"cell[-{self._silent_count}]"
         else:
             cell = f"cell[{self.execution_count}]"
-        self._parents[cell] = (self.get_parent("shell"), silent)
+        parent = self.get_parent("shell")
+        self._parents[cell] = (parent, silent)
         while len(self._parents) > 500:
             self._parents.popitem(last=False)
-
-        outcome = await self.engine.run_cell(code, cell, time_limit=self.timeout or None)
+        trace = self._new_trace(cell, parent, silent)
+        ticker = asyncio.ensure_future(_tick(trace))
+        try:
+            outcome = await self.engine.run_cell(code, cell, time_limit=self.timeout or None)
+        finally:
+            ticker.cancel()
+            trace.finish()
+            self._traces.pop(cell, None)
+            self._reply_calls[parent.get("header", {}).get("msg_id", "")] = trace.records()
 
         if store_history and not silent:
             text = outcome.data.get("text/plain") if outcome.data else None
@@ -296,6 +323,30 @@ class MCPKernel(Kernel):
             )
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
 
+    def _new_trace(self, cell: str, parent: dict[str, Any], silent: bool) -> CellTrace:
+        mode = self.progress_mode
+        if mode == "auto":
+            session = parent.get("header", {}).get("session", "")
+            mode = "stderr" if session in self._terminal_sessions else "display"
+        display_id = f"mcp2repl-calls-{uuid.uuid4().hex[:12]}"
+
+        def publish(bundle: dict[str, Any], update: bool) -> None:
+            self.display(cell, bundle, {}, display_id, update)
+
+        trace = CellTrace(
+            publish=None if silent else publish, mode="off" if silent else mode, stderr=lambda text: self.stream(cell, "stderr", text)
+        )
+        self._traces[cell] = trace
+        return trace
+
+    def finish_metadata(self, parent: dict[str, Any], metadata: dict[str, Any], reply_content: dict[str, Any]) -> dict[str, Any]:
+        """Agents get the cell's tool-call trace with the reply: ``metadata["mcp2repl"]["calls"]``."""
+        metadata = super().finish_metadata(parent, metadata, reply_content)
+        calls = self._reply_calls.pop(parent.get("header", {}).get("msg_id", ""), None)
+        if calls is not None:
+            metadata["mcp2repl"] = {"calls": calls}
+        return metadata
+
     # ---- read-only requests ---------------------------------------------------------------------
 
     async def do_is_complete(self, code: str) -> dict[str, Any]:
@@ -307,7 +358,9 @@ class MCPKernel(Kernel):
 
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
         cursor = len(code) if cursor_pos is None else cursor_pos
-        found = await introspection.complete(self.engine, code, cursor)
+        found = tool_completion.complete(code, cursor, self.servers.catalog, self.servers.observed)
+        if found is None:
+            found = await introspection.complete(self.engine, code, cursor)
         return {
             "status": "ok",
             "matches": found.matches,
@@ -317,7 +370,9 @@ class MCPKernel(Kernel):
         }
 
     async def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()) -> dict[str, Any]:
-        data = await introspection.inspect(self.engine, code, cursor_pos)
+        data = tool_completion.inspect(code, cursor_pos, self.servers.catalog, self.servers.observed)
+        if data is None:
+            data = await introspection.inspect(self.engine, code, cursor_pos)
         return {"status": "ok", "found": data is not None, "data": data or {}, "metadata": {}}
 
     async def do_history(  # type: ignore[override]
@@ -333,6 +388,12 @@ class MCPKernel(Kernel):
         unique: bool = False,
         **_: Any,
     ) -> dict[str, Any]:
+        if hist_access_type == "tail" and n == 1000 and raw and not output:
+            # jupyter console's start-up request (history_load_length=1000): that session is a
+            # terminal, which ignores display updates, so its progress goes to stderr instead.
+            session_id = self.get_parent("shell").get("header", {}).get("session")
+            if session_id:
+                self._terminal_sessions.add(session_id)
         if hist_access_type == "tail":
             rows = self.history.tail(n or 10, output)
         elif hist_access_type == "range":

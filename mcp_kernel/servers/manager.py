@@ -13,7 +13,6 @@ import json
 import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,10 +20,12 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from ..calltrace import CellTrace
 from ..engine import BridgeError, CallContext, Engine
 from .catalog import Catalog, ToolEntry, ToolLookupError
 from .config import LoadedConfig, ServerSpec, load_config, parse_spec
 from .connection import Events, ServerConnection, ServerUnavailable
+from .typescript import Shape, observe
 
 DEMO_NAME = "demo"
 
@@ -53,7 +54,11 @@ class ServerManager:
         self.connections: dict[str, ServerConnection] = {}
         self.catalog = Catalog()
         self.log_dir = Path(tempfile.mkdtemp(prefix="mcp2repl-logs-"))
-        self.calls: list[dict[str, Any]] = []
+        #: the kernel's CellTrace for a cell (None outside cells): call records and live display
+        self.trace_for: Callable[[str], CellTrace | None] = lambda cell: None
+        #: TypeScript shapes of results seen per (server, tool), for docs and describeTool
+        self.observed: dict[tuple[str, str], str] = {}
+        self._shapes: dict[tuple[str, str], tuple[str, Shape]] = {}
         self._register()
 
     # ---- start-up -----------------------------------------------------------------------------
@@ -177,35 +182,53 @@ class ServerManager:
         except ValueError as exc:
             raise BridgeError("TypeError", str(exc), server=entry.server, tool=entry.name) from None
 
-        async def progress(done: float, total: float | None, message: str | None) -> None:
-            pct = f"{done / total:.0%}" if total else f"{done:g}"
-            self.tell(ctx.cell, f"[{entry.server}.{entry.name}] {pct}{' ' + message if message else ''}\n")
+        trace = self.trace_for(ctx.cell)
+        call = trace.begin(entry.server, entry.name, len(json.dumps(args))) if trace else None
 
-        started = time.monotonic()
-        record: dict[str, Any] = {"server": entry.server, "tool": entry.name, "ok": False, "cell": ctx.cell}
-        self.calls.append(record)
-        del self.calls[:-1000]
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if trace and call:
+                trace.progress(call, done, total, message)
+
         try:
             result = await conn.call_tool(entry.name, args, timeout=params.get("timeout"), progress=progress)
         except ServerUnavailable as exc:
-            record["error"] = "unavailable"
+            if trace and call:
+                trace.end(call, False, error="server_unavailable")
             raise BridgeError("ToolError", str(exc), server=entry.server, tool=entry.name, code="server_unavailable") from None
         except MCPError as exc:
-            record["error"] = str(exc.error.code)
+            if trace and call:
+                trace.end(call, False, error=str(exc.error.code))
             message = exc.error.message
             if exc.error.code == -32001:
                 message = f"no answer within {params.get('timeout') or conn.spec.timeout} s ({message})"
             raise BridgeError(
                 "ToolError", f"{entry.qualified}: {message}", server=entry.server, tool=entry.name, code=str(exc.error.code)
             ) from None
-        finally:
-            record["ms"] = round((time.monotonic() - started) * 1000, 1)
-        record["ok"] = not result.is_error
+        except asyncio.CancelledError:
+            if trace and call:
+                trace.end(call, False, error="cancelled")
+            raise
+        if not result.is_error:
+            self._observe(entry, result)
         dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if trace and call:
+            trace.end(call, not result.is_error, bytes_in=_approx_size(result), error=None if not result.is_error else "tool_error")
         if result.structured_content is not None and not params.get("raw") and not result.is_error:
             dumped.pop("content", None)  # the same data twice would double the transfer
         dumped["_mcp2repl"] = {"server": entry.server, "tool": entry.name}
         return dumped
+
+    def _observe(self, entry: ToolEntry, result: types.CallToolResult) -> None:
+        """Merge the shape of this result into what the kernel has seen from the tool."""
+        source, value = _result_value(result)
+        if source is None:
+            return
+        key = (entry.server, entry.name)
+        shape = observe(value)
+        if key in self._shapes:
+            shape = self._shapes[key][1].merge(shape)
+        self._shapes[key] = (source, shape)
+        self.observed[key] = shape.to_ts()
 
     def _signature(self, entry: ToolEntry) -> str:
         try:
@@ -285,9 +308,33 @@ class ServerManager:
         return conn.log_tail(int(params.get("lines") or 50))
 
     async def _calls(self, params: Any, ctx: CallContext) -> Any:
-        return [c for c in self.calls if c.get("cell") == ctx.cell]
+        trace = self.trace_for(ctx.cell)
+        return trace.records() if trace else []
 
     def _server_log(self, conn: ServerConnection, level: str, text: str) -> None:
         with contextlib.suppress(OSError), open(conn.log_path, "a", encoding="utf-8") as fh:
             fh.write(f"[{level}] {text}\n")
         self.tell(None, f"[{conn.name}] {level}: {text}\n")
+
+
+def _result_value(result: types.CallToolResult) -> tuple[str | None, Any]:
+    """Where a result's data sits and its value, mirroring api.unwrap (mcp.js) for observation."""
+    if result.structured_content is not None:
+        return "structuredContent", result.structured_content
+    texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+    if len(result.content) == 1 and texts:
+        try:
+            return "json text", json.loads(texts[0])
+        except ValueError:
+            return "text", texts[0]
+    if result.content:
+        return "content items", [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in result.content]
+    return None, None
+
+
+def _approx_size(result: types.CallToolResult) -> int:
+    """Bytes of payload received: text and base64 data lengths, plus structured JSON."""
+    size = len(json.dumps(result.structured_content)) if result.structured_content is not None else 0
+    for item in result.content:
+        size += len(getattr(item, "text", "") or getattr(item, "data", "") or "")
+    return size

@@ -110,12 +110,6 @@
     return desc !== undefined && 'value' in desc ? desc.value : undefined;
   }
 
-  function protoChain(obj) {
-    const chain = [];
-    for (let o = getProto(obj); o !== null && chain.length < 1000; o = getProto(o)) chain.push(o);
-    return chain;
-  }
-
   /** Brand check: does `fn(value)` (a built-in accessor/method) accept value? */
   function hasBrand(fn, value, arg) {
     try {
@@ -136,44 +130,62 @@
     return isPrimitive(name) && name !== undefined ? String(name) : '';
   }
 
-  // Like Node: the name of the nearest `constructor` on the chain that `obj` is really
-  // an instance of (checked with the prototype chain, not `instanceof`, which could run
-  // a user Symbol.hasInstance). null for null-prototype objects.
-  function constructorName(ctx, obj, recurseTimes) {
-    let firstProto;
-    for (let o = obj, n = 0; o !== null && n < 1000; n++) {
-      const desc = getDesc(o, 'constructor');
-      if (desc !== undefined && typeof desc.value === 'function') {
-        const name = functionName(desc.value);
-        const proto = safeGet(desc.value, 'prototype');
-        if (name !== '' && !isPrimitive(proto) && isProtoOf(proto, obj)) return name;
+  // The name Node shows for a constructor descriptor: that of a named function whose
+  // `prototype` is on the object's chain (checked on the chain, not with `instanceof`,
+  // which could run a user Symbol.hasInstance).
+  function ctorNameFrom(desc, chain) {
+    if (desc === undefined || typeof desc.value !== 'function') return undefined;
+    const name = functionName(desc.value);
+    return name !== '' && chain.includes(safeGet(desc.value, 'prototype')) ? name : undefined;
+  }
+
+  // What objects with first prototype `proto` inherit: the chain, constructor name and
+  // Symbol.toStringTag descriptor. Cached per inspect() call: values share few prototypes,
+  // and walking chains allocates a descriptor per step, which makes up most of the cost.
+  function inherited(ctx, proto) {
+    let info = mapGet(ctx.protos, proto);
+    if (info === undefined) {
+      const chain = [];
+      for (let o = proto; o !== null && chain.length < 1000; o = getProto(o)) chain.push(o);
+      let ctor;
+      let tagDesc;
+      for (const o of chain) {
+        if (ctor === undefined) ctor = ctorNameFrom(getDesc(o, 'constructor'), chain);
+        if (tagDesc === undefined) tagDesc = getDesc(o, Symbol.toStringTag);
       }
-      o = getProto(o);
-      if (firstProto === undefined) firstProto = o;
+      info = { chain, ctor, tagDesc, odd: !chain.includes(ObjectProto) };
+      mapSet(ctx.protos, proto, info);
     }
-    if (firstProto === null) return null;
-    // V8's internal class name is not reachable from JS; 'Object' is right for
-    // ordinary objects, which is what nearly all such values are.
+    return info;
+  }
+
+  // Constructor name as Node prints it; null for null-prototype objects.
+  function constructorName(ctx, obj, info, recurseTimes) {
+    const own = ctorNameFrom(getDesc(obj, 'constructor'), info.chain);
+    if (own !== undefined) return own;
+    if (info.ctor !== undefined) return info.ctor;
+    if (info.chain.length === 0) return null;
+    // No named constructor on the chain. Node then shows V8's internal class name, which
+    // JS cannot read; 'Object' is right for ordinary objects.
     if (recurseTimes > ctx.depth) return 'Object <Complex prototype>';
-    const protoName = constructorName(ctx, firstProto, recurseTimes + 1);
+    const first = info.chain[0];
+    const protoName = constructorName(ctx, first, inherited(ctx, getProto(first)), recurseTimes + 1);
     if (protoName !== null) return `Object <${protoName}>`;
-    return `Object <${inspect(firstProto, { depth: -1, breakLength: ctx.breakLength })}>`;
+    return `Object <${inspect(first, { depth: -1, breakLength: ctx.breakLength })}>`;
   }
 
   // Symbol.toStringTag, shown only when inherited or non-enumerable (an own enumerable
   // one is already printed as a property). Getters are not called, except V8's
   // typed-array one.
-  function toStringTag(ctx, value) {
-    for (let o = value, n = 0; o !== null && n < 1000; o = getProto(o), n++) {
-      const desc = getDesc(o, Symbol.toStringTag);
-      if (desc === undefined) continue;
-      if (o === value && (ctx.showHidden || desc.enumerable)) return '';
-      let tag;
-      if ('value' in desc) tag = desc.value;
-      else if (desc.get === typedArrayTagGetter) tag = typedArrayName(value);
-      return typeof tag === 'string' ? tag : '';
-    }
-    return '';
+  function toStringTag(ctx, value, info) {
+    let desc = getDesc(value, Symbol.toStringTag);
+    if (desc === undefined) desc = info.tagDesc;
+    else if (ctx.showHidden || desc.enumerable) return '';
+    if (desc === undefined) return '';
+    let tag;
+    if ('value' in desc) tag = desc.value;
+    else if (desc.get === typedArrayTagGetter) tag = typedArrayName(value);
+    return typeof tag === 'string' ? tag : '';
   }
 
   function getPrefix(ctor, tag, fallback, size = '') {
@@ -306,13 +318,13 @@
   }
 
   function formatRaw(ctx, value, recurseTimes, typedArray) {
-    const ctor = constructorName(ctx, value, recurseTimes);
-    const tag = toStringTag(ctx, value);
-    const chain = protoChain(value);
+    const info = inherited(ctx, getProto(value));
+    const ctor = constructorName(ctx, value, info, recurseTimes);
+    const tag = toStringTag(ctx, value, info);
+    const chain = info.chain;
     // Ordinary objects only get the brand checks their prototype chain makes plausible
     // (failed brand checks throw, which is slow); odd chains get all of them.
-    const odd = !chain.includes(ObjectProto);
-    const may = (proto) => odd || chain.includes(proto);
+    const may = (proto) => info.odd || chain.includes(proto);
     let keys;
     let base = '';
     let braces;
@@ -844,6 +856,7 @@
         currentDepth: 0,
         seen: [],
         circular: undefined,
+        protos: new MapCtor(),
         used: 0,
         exhausted: false,
       };

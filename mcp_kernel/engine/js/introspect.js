@@ -45,12 +45,14 @@
     return `${name}(${params})`;
   }
 
-  function namesOf(obj) {
+  function namesOf(obj, prefix) {
     const seen = new Set();
     const out = [];
     let o = obj === null || obj === undefined ? null : Object(obj);
     let depth = 0;
     while (o && depth < 50) {
+      // Object.prototype's members (hasOwnProperty, …) are noise after `x.` until typed for.
+      if (o === Object.prototype && depth > 0 && !prefix) break;
       for (const key of Object.getOwnPropertyNames(o)) {
         if (seen.has(key) || HIDDEN.has(key) || key.startsWith("__mk$")) continue;
         seen.add(key);
@@ -68,7 +70,7 @@
     const r = resolve(path);
     if (!r.ok) return "[]";
     const out = [];
-    for (const [name, value, isData] of namesOf(r.value)) {
+    for (const [name, value, isData] of namesOf(r.value, prefix)) {
       if (!name.startsWith(prefix)) continue;
       if (path.length === 0 && name === "constructor") continue;
       const type = isData ? kindOf(value) : "property";

@@ -1,0 +1,149 @@
+"""The tool calls of one cell: a record for agents, and one live display for people.
+
+A cell that composes many calls should show one updating line, not a flood: calls so far, the
+ones in flight, server progress as a bar, and elapsed time; it collapses into a summary when the
+cell ends. Fast cells show nothing (the display appears only once calls have run for a moment),
+and the full trace always goes into the execute_reply metadata (``mcp2repl.calls``).
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: A live display appears only when the cell has been calling tools this long (seconds).
+SHOW_AFTER = 0.4
+#: At most this many display updates per second.
+UPDATES_PER_SECOND = 5
+
+
+@dataclass
+class Call:
+    id: int
+    server: str
+    tool: str
+    started: float
+    ms: float | None = None
+    ok: bool | None = None
+    bytes_in: int = 0
+    bytes_out: int = 0
+    error: str | None = None
+    progress: tuple[float, float | None, str | None] | None = None
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "server": self.server,
+            "tool": self.tool,
+            "ok": bool(self.ok),
+            "ms": self.ms,
+            "bytesIn": self.bytes_in,
+            "bytesOut": self.bytes_out,
+            "error": self.error,
+        }
+
+
+Publish = Callable[[dict[str, Any], bool], None]  # (bundle, update?)
+
+
+@dataclass
+class CellTrace:
+    """Calls of one cell, and the display that shows them (publish is None: record only)."""
+
+    publish: Publish | None
+    mode: str = "display"  # display | stderr | off
+    stderr: Callable[[str], None] | None = None
+    started: float = field(default_factory=time.monotonic)
+    calls: list[Call] = field(default_factory=list)
+    shown: bool = False
+    _last: float = 0.0
+    _next_id: int = 0
+
+    def begin(self, server: str, tool: str, bytes_out: int) -> Call:
+        self._next_id += 1
+        call = Call(self._next_id, server, tool, time.monotonic(), bytes_out=bytes_out)
+        self.calls.append(call)
+        self._refresh()
+        return call
+
+    def progress(self, call: Call, done: float, total: float | None, message: str | None) -> None:
+        call.progress = (done, total, message)
+        if self.mode == "stderr" and self.stderr is not None:
+            pct = f"{done / total:.0%}" if total else f"{done:g}"
+            self.stderr(f"[{call.server}.{call.tool}] {pct}{' ' + message if message else ''}\n")
+        self._refresh()
+
+    def end(self, call: Call, ok: bool, bytes_in: int = 0, error: str | None = None) -> None:
+        call.ms = round((time.monotonic() - call.started) * 1000, 1)
+        call.ok, call.bytes_in, call.error = ok, bytes_in, error
+        self._refresh()
+
+    def finish(self) -> None:
+        """The cell ended: collapse the live display into its summary line."""
+        if self.shown and self.publish is not None:
+            self.publish(self._bundle(final=True), True)
+
+    def records(self) -> list[dict[str, Any]]:
+        return [c.record() for c in self.calls]
+
+    # ---- rendering ----------------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        if self.mode != "display" or self.publish is None:
+            return
+        now = time.monotonic()
+        if not self.shown:
+            if now - self.started < SHOW_AFTER or not any(c.ok is None for c in self.calls):
+                return
+            self.shown = True
+            self._last = now
+            self.publish(self._bundle(final=False), False)
+            return
+        if now - self._last >= 1 / UPDATES_PER_SECOND:
+            self._last = now
+            self.publish(self._bundle(final=False), True)
+
+    def tick(self) -> None:
+        """Called periodically while the cell runs, so elapsed time moves without events."""
+        self._refresh()
+
+    def summary(self) -> str:
+        done = [c for c in self.calls if c.ok is not None]
+        failed = sum(1 for c in done if not c.ok)
+        received = sum(c.bytes_in for c in done)
+        elapsed = time.monotonic() - self.started
+        text = f"{len(self.calls)} tool call{'s' if len(self.calls) != 1 else ''}"
+        if failed:
+            text += f", {failed} failed"
+        return f"{text}, {elapsed:.1f} s, {_size(received)} received"
+
+    def _bundle(self, final: bool) -> dict[str, Any]:
+        if final:
+            line = "✓ " + self.summary() if not any(c.ok is False for c in self.calls) else "✗ " + self.summary()
+            return {
+                "text/plain": line,
+                "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace;opacity:.75">{html.escape(line)}</div>',
+            }
+        flying = [c for c in self.calls if c.ok is None]
+        names = ", ".join(f"{c.server}.{c.tool}" for c in flying[:4]) + (f" +{len(flying) - 4}" if len(flying) > 4 else "")
+        bar = ""
+        with_progress = [c for c in flying if c.progress and c.progress[1]]
+        if with_progress:
+            done, total, message = with_progress[-1].progress  # type: ignore[misc]
+            frac = max(0.0, min(1.0, done / total)) if total else 0.0
+            bar = (
+                f'<div style="margin:2px 0"><progress value="{frac:.3f}" max="1" style="width:12em"></progress> '
+                f"{html.escape(message or f'{frac:.0%}')}</div>"
+            )
+        line = f"⏳ {self.summary()} · in flight: {names or '–'}"
+        return {"text/html": f'<div class="mcp2repl-calls" style="font-family:monospace">{html.escape(line)}{bar}</div>'}
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
