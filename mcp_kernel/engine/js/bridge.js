@@ -98,6 +98,8 @@ function __mk$i() {
         return data;
       }
     }
+    const rich = typeof ns.richBundle === "function" ? ns.richBundle(value) : undefined;
+    if (rich) return rich;
     const data = { "text/plain": ns.inspect(value) };
     const json = ns.jsonValue(value);
     if (json !== undefined) data["application/json"] = JSON.parse(json);

@@ -1,0 +1,112 @@
+// How values look in a notebook: MCP content (images, audio, resources, links) renders
+// natively, and arrays of records get an HTML table beside the JSON. bridge.js's bundle()
+// asks `__mcp2repl.richBundle(value)` first; undefined means "use the defaults".
+(function installRender() {
+  "use strict";
+  const ns = globalThis.__mcp2repl;
+
+  const MAX_ROWS = 50;
+  const MAX_COLS = 20;
+  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const isPlain = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+  const kb = (b64) => `${((b64.length * 3) / 4 / 1024).toFixed(1)} KB`;
+
+  /** Is this an MCP content item (from a tool result)? */
+  function contentKind(v) {
+    if (!isPlain(v) || typeof v.type !== "string") return null;
+    if ((v.type === "image" || v.type === "audio") && typeof v.data === "string" && typeof v.mimeType === "string") return v.type;
+    if (v.type === "resource" && isPlain(v.resource) && typeof v.resource.uri === "string") return "resource";
+    if (v.type === "resource_link" && typeof v.uri === "string") return "resource_link";
+    if (v.type === "text" && typeof v.text === "string") return "text";
+    return null;
+  }
+
+  function itemHtml(v) {
+    switch (contentKind(v)) {
+      case "image": return `<img src="data:${esc(v.mimeType)};base64,${v.data}" alt="${esc(v.mimeType)} image">`;
+      case "audio": return `<audio controls src="data:${esc(v.mimeType)};base64,${v.data}"></audio>`;
+      case "resource": {
+        const r = v.resource;
+        if (typeof r.text === "string") return `<div><code>${esc(r.uri)}</code><pre>${esc(r.text)}</pre></div>`;
+        return `<div><code>${esc(r.uri)}</code> (${esc(r.mimeType || "binary")}, ${kb(r.blob || "")})</div>`;
+      }
+      case "resource_link": return `<a href="${esc(v.uri)}" target="_blank">${esc(v.title || v.name || v.uri)}</a>${v.description ? " – " + esc(v.description) : ""}`;
+      case "text": return `<p>${esc(v.text)}</p>`;
+      default: return typeof v === "string" ? `<p>${esc(v)}</p>` : `<pre>${esc(ns.inspect(v))}</pre>`;
+    }
+  }
+
+  function itemText(v) {
+    switch (contentKind(v)) {
+      case "image": case "audio": return `<${v.mimeType} ${v.type}, ${kb(v.data)}>`;
+      case "resource": return typeof v.resource.text === "string" ? `${v.resource.uri}:\n${v.resource.text}` : `<${v.resource.mimeType || "binary"} resource ${v.resource.uri}>`;
+      case "resource_link": return `${v.title || v.name || v.uri} <${v.uri}>`;
+      case "text": return v.text;
+      default: return typeof v === "string" ? v : ns.inspect(v);
+    }
+  }
+
+  /** One MCP content item as a MIME bundle. */
+  function contentBundle(v) {
+    const kind = contentKind(v);
+    const data = { "text/plain": itemText(v) };
+    if (kind === "image" && /^image\/(png|jpeg|gif|webp|svg\+xml)$/.test(v.mimeType)) {
+      data[v.mimeType] = v.mimeType === "image/svg+xml" ? atob(v.data) : v.data;
+    } else if (kind === "resource" && typeof v.resource.text === "string" && /^text\/(markdown|html)$/.test(v.resource.mimeType || "")) {
+      data[v.resource.mimeType] = v.resource.text;
+    } else if (kind === "resource_link") {
+      data["text/markdown"] = `[${v.title || v.name || v.uri}](${v.uri})`;
+      data["text/html"] = itemHtml(v);
+    } else if (kind !== "text") {
+      data["text/html"] = itemHtml(v);
+    }
+    return data;
+  }
+
+  /** An HTML table for an array of records, capped, escaped. */
+  function table(rows) {
+    const shown = rows.slice(0, MAX_ROWS);
+    const cols = [];
+    for (const r of shown) for (const k of Object.keys(r)) if (!cols.includes(k) && cols.length < MAX_COLS) cols.push(k);
+    const cell = (v) => {
+      if (v === null || v === undefined) return "";
+      if (typeof v === "object") { const s = ns.inspect(v, { depth: 1, breakLength: Infinity }); return esc(s.length > 120 ? s.slice(0, 119) + "…" : s); }
+      const s = String(v);
+      return esc(s.length > 200 ? s.slice(0, 199) + "…" : s);
+    };
+    let out = '<table class="mcp2repl-table"><thead><tr>' + cols.map((c) => `<th>${esc(c)}</th>`).join("") + "</tr></thead><tbody>";
+    for (const r of shown) out += "<tr>" + cols.map((c) => `<td>${cell(r[c])}</td>`).join("") + "</tr>";
+    out += "</tbody></table>";
+    if (rows.length > shown.length) out += `<p><em>${rows.length - shown.length} more rows</em></p>`;
+    return out;
+  }
+  ns.table = function tableText(data) {
+    // console.table: a plain-text grid is what a terminal needs
+    const rows = Array.isArray(data) ? data : Object.values(data || {});
+    if (!rows.length || !rows.every((r) => r !== null && typeof r === "object")) return ns.inspect(data);
+    const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, MAX_COLS);
+    const grid = [["(index)", ...cols], ...rows.slice(0, MAX_ROWS).map((r, i) => [String(i), ...cols.map((c) => (r[c] === undefined ? "" : typeof r[c] === "string" ? r[c] : ns.inspect(r[c], { depth: 0 })))])];
+    const widths = grid[0].map((_, j) => Math.min(40, Math.max(...grid.map((row) => row[j].length))));
+    const line = (row) => "│ " + row.map((c, j) => c.slice(0, widths[j]).padEnd(widths[j])).join(" │ ") + " │";
+    const bar = (l, m, r) => l + widths.map((w) => "─".repeat(w + 2)).join(m) + r;
+    return [bar("┌", "┬", "┐"), line(grid[0]), bar("├", "┼", "┤"), ...grid.slice(1).map(line), bar("└", "┴", "┘")].join("\n");
+  };
+
+  /** Rich bundle for values that have one; undefined for everything else. */
+  ns.richBundle = function richBundle(value) {
+    if (contentKind(value)) return contentBundle(value);
+    if (Array.isArray(value) && value.length && value.some((v) => contentKind(v) && contentKind(v) !== "text")) {
+      return {
+        "text/plain": value.map(itemText).join("\n"),
+        "text/html": `<div class="mcp2repl-content">${value.map(itemHtml).join("\n")}</div>`,
+      };
+    }
+    if (Array.isArray(value) && value.length && value.every(isPlain)) {
+      const data = { "text/plain": ns.inspect(value), "text/html": table(value) };
+      const json = ns.jsonValue(value);
+      if (json !== undefined) data["application/json"] = JSON.parse(json);
+      return data;
+    }
+    return undefined;
+  };
+})();
