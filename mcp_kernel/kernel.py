@@ -28,6 +28,8 @@ from ipykernel.kernelbase import Kernel
 from traitlets import Float, Int, Unicode
 
 from . import __version__, api
+from .api import handlers as api_handlers
+from .artifacts import ArtifactStore
 from .calltrace import CellTrace
 from .engine import Engine, introspection
 from .engine.completeness import classify
@@ -139,6 +141,8 @@ class MCPKernel(Kernel):
         self._silent_count = 0
         self._v8 = v8_version()
         self.servers = ServerManager(self.engine, self._tell)
+        self.artifacts = ArtifactStore()
+        api_handlers.register(self.engine, self.artifacts)
         self.servers.trace_for = self._traces.get
         self._terminal_sessions: set[str] = set()
 

@@ -92,8 +92,24 @@
     return [bar("┌", "┬", "┐"), line(grid[0]), bar("├", "┼", "┤"), ...grid.slice(1).map(line), bar("└", "┴", "┘")].join("\n");
   };
 
+  const isHandle = (v) => isPlain(v) && v.kind === "artifact" && typeof v.name === "string" && typeof v.readWith === "string";
+  const size = (n) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`);
+
+  /** An artifact handle as a small card: name, size, format, how to read it, a link to the file. */
+  function handleBundle(h) {
+    const link = h.relPath && !h.relPath.startsWith("..") ? ` · <a href="${esc(h.relPath)}" target="_blank">open file</a>` : "";
+    return {
+      "text/plain": `artifact ${h.name} (${size(h.bytes)}, ${h.format}); read it with ${h.readWith}`,
+      "text/html": `<div class="mcp2repl-artifact" style="border:1px solid #8884;border-radius:6px;padding:6px 10px;display:inline-block;font-family:monospace">` +
+        `📦 <b>${esc(h.name)}</b> · ${size(h.bytes)} · ${esc(h.format)}${link}<br><code>${esc(h.readWith)}</code></div>`,
+      "application/json": h,
+    };
+  }
+  ns.handleBundle = handleBundle;
+
   /** Rich bundle for values that have one; undefined for everything else. */
   ns.richBundle = function richBundle(value) {
+    if (isHandle(value)) return handleBundle(value);
     if (contentKind(value)) return contentBundle(value);
     if (Array.isArray(value) && value.length && value.some((v) => contentKind(v) && contentKind(v) !== "text")) {
       return {

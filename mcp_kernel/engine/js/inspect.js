@@ -240,6 +240,9 @@
       else if (!str.includes('`') && !str.includes('${')) open = '`';
       if (open !== "'") re = ESCAPE_NO_QUOTE;
     }
+    // Testing first is much cheaper than a replace() that finds nothing.
+    re.lastIndex = 0;
+    if (!re.test(str)) return open + str + open;
     return open + str.replace(re, escapeChar) + open;
   }
 

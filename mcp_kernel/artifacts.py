@@ -1,0 +1,273 @@
+"""Artifacts: large cell values saved as files, so a notebook shows a small handle instead of megabytes.
+
+Names come from JS code (and so, indirectly, from models and tool results), which makes them
+untrusted: every ``/``-separated segment is checked, and the fully resolved path (symlinks
+followed) must stay inside the artifact root. Names are also kept portable (no Windows device
+names or reserved characters) so a notebook's artifacts folder can be copied to any machine.
+
+Writes go to a hidden temp file beside the target, are fsynced and then renamed over it with
+``os.replace``, so a crash, SIGKILL or Ctrl-C leaves the old artifact or none, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+FORMATS = {"json": ".json", "text": ".txt", "ndjson": ".ndjson", "bytes": ".bin"}
+# Extensions that already say the format, so "report.csv" saved as text is not renamed "report.csv.txt".
+_TEXT_SUFFIXES = (".txt", ".md", ".csv", ".tsv", ".log", ".html", ".xml", ".yaml", ".yml", ".svg", ".js", ".ts", ".py", ".sql")
+_SUFFIX_FORMAT = {".json": "json", ".ndjson": "ndjson", ".jsonl": "ndjson", ".bin": "bytes", **dict.fromkeys(_TEXT_SUFFIXES, "text")}
+_DEVICES = {"CON", "PRN", "AUX", "NUL"} | {f"{p}{n}" for p in ("COM", "LPT") for n in [*"123456789", "¹", "²", "³"]}
+_FORBIDDEN = '<>:"|?*'
+_CONTROL = {"Cc", "Cf", "Cs", "Zl", "Zp"}  # controls, invisible format chars (bidi overrides), surrogates, line separators
+MAX_NAME = 200
+_MAX_SEGMENT_BYTES = 240  # filesystems cap a segment at 255 bytes; leave room for an extension and a "-N" counter
+_CHUNK = 8 << 20  # write in slices so Ctrl-C is noticed during a 200 MB save, not only after it
+
+
+class ArtifactError(ValueError):
+    """A refused name, unknown format, missing artifact or failed write; the message is shown to the user as-is."""
+
+
+@dataclass
+class Handle:
+    """What a cell gets back instead of the value: small, JSON-able, and says how to read the value again."""
+
+    name: str
+    kind: str
+    bytes: int
+    format: str
+    readWith: str  # camelCase: it is read from JS
+    path: str
+    created: str
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def default_root() -> Path:
+    """``MCP2REPL_ARTIFACT_DIR``, else ``<cwd>/.mcp2repl/artifacts`` (beside the notebook the kernel runs for)."""
+    env = os.environ.get("MCP2REPL_ARTIFACT_DIR")
+    return Path(env).expanduser() if env else Path.cwd() / ".mcp2repl" / "artifacts"
+
+
+def infer_format(name: str) -> str:
+    """Format from the extension; unknown extensions are opaque bytes."""
+    return _SUFFIX_FORMAT.get(Path(name).suffix.lower(), "bytes")
+
+
+def with_extension(name: str, format: str) -> str:
+    """Append the format's extension unless the name's own extension already implies that format."""
+    if format not in FORMATS:
+        raise ArtifactError(f"unknown artifact format {format!r}; use one of {', '.join(FORMATS)}")
+    return name if Path(name).suffix and infer_format(name) == format else name + FORMATS[format]
+
+
+def check_name(name: object) -> str:
+    """Return the NFC-normalised name, or raise ArtifactError saying exactly what is wrong with it."""
+    if not isinstance(name, str):
+        raise ArtifactError(f"artifact name must be a string, got {type(name).__name__}")
+    if not name.strip():
+        raise ArtifactError("artifact name is empty")
+    if len(name) > MAX_NAME:
+        raise ArtifactError(f"artifact name is {len(name)} characters long; the limit is {MAX_NAME}")
+    for ch in name:
+        if unicodedata.category(ch) in _CONTROL:
+            raise ArtifactError(f"artifact name {name!r} contains the control or invisible character U+{ord(ch):04X}")
+    if "\\" in name:
+        raise ArtifactError(f"artifact name {name!r} contains a backslash; use '/' for folders")
+    if name.startswith("/"):
+        raise ArtifactError(f"artifact name {name!r} is an absolute path; give a name relative to the artifact folder")
+    name = unicodedata.normalize("NFC", name)  # one spelling of "é" on every OS, for save and read alike
+    for seg in name.split("/"):
+        _check_segment(name, seg)
+    return name
+
+
+def _check_segment(name: str, seg: str) -> None:
+    if not seg:
+        raise ArtifactError(f"artifact name {name!r} has an empty folder segment ('//' or a trailing '/')")
+    if seg in (".", ".."):
+        raise ArtifactError(f"artifact name {name!r} contains a {seg!r} segment; names cannot leave or re-enter folders")
+    if seg.startswith("."):
+        raise ArtifactError(f"artifact name {name!r}: {seg!r} starts with '.'; hidden names are reserved for temp files")
+    if seg != seg.strip() or seg.endswith("."):
+        raise ArtifactError(f"artifact name {name!r}: {seg!r} starts or ends with a space, or ends with '.'")
+    bad = [c for c in _FORBIDDEN if c in seg]
+    if bad:
+        raise ArtifactError(f"artifact name {name!r} contains {bad[0]!r}; the characters {_FORBIDDEN} are not allowed")
+    if seg.split(".")[0].rstrip(" ").upper() in _DEVICES:
+        raise ArtifactError(f"artifact name {name!r}: {seg!r} is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9)")
+    if len(seg.encode("utf-8")) > _MAX_SEGMENT_BYTES:
+        raise ArtifactError(f"artifact name {name!r}: a segment is longer than {_MAX_SEGMENT_BYTES} bytes in UTF-8")
+
+
+class ArtifactStore:
+    """A folder of artifacts. Nothing touches the disk until the first save."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = (root if root is not None else default_root()).expanduser().absolute()
+
+    def save(self, name: str, data: str | bytes, format: str) -> Handle:
+        """Write ``data`` (already serialized by the caller) atomically and return its handle.
+
+        ``json`` and ``text`` are stored verbatim (JSON is not re-parsed, so 100 MB saves stay cheap).
+        ``ndjson`` takes the JSON text of an array (one compact value per line is written) or text that
+        already is NDJSON (every non-blank line is validated); note that an array is always exploded,
+        so a single array record must be passed as ``[[...]]``. ``bytes`` takes bytes (str is UTF-8 encoded).
+        """
+        name = with_extension(check_name(name), format)
+        payload = _encode(data, format)
+        path = self._target(name)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _atomic_write(path, payload)
+        except OSError as exc:
+            raise ArtifactError(f"could not write artifact {name!r}: {exc.strerror or exc}") from exc
+        return self._handle(name, path)
+
+    def read(self, name_or_handle: str | Mapping[str, object] | Handle) -> tuple[str, str | bytes]:
+        """Return ``(format, content)``: str for json/text/ndjson, bytes for bytes (or for text that is not UTF-8)."""
+        if isinstance(name_or_handle, Handle):
+            name_or_handle = name_or_handle.name
+        if isinstance(name_or_handle, Mapping):
+            name_or_handle = name_or_handle.get("name")  # type: ignore[assignment]
+        name, path = self._find(check_name(name_or_handle))
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ArtifactError(f"could not read artifact {name!r}: {exc.strerror or exc}") from exc
+        fmt = infer_format(name)
+        if fmt != "bytes":
+            with contextlib.suppress(UnicodeDecodeError):
+                return fmt, raw.decode("utf-8")
+        return "bytes", raw
+
+    def list(self) -> list[Handle]:
+        """Every artifact, newest first; hidden files (temp files) and anything resolving outside the root are skipped."""
+        root = self.root.resolve()
+        found: list[tuple[int, Handle]] = []
+        for dirpath, dirnames, filenames in os.walk(root):  # does not descend into symlinked folders
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for filename in filenames:
+                name = (Path(dirpath) / filename).relative_to(root).as_posix()
+                try:
+                    path = self._target(check_name(name))
+                    found.append((path.stat().st_mtime_ns, self._handle(name, path)))
+                except (ArtifactError, OSError):
+                    continue
+        found.sort(key=lambda item: (-item[0], item[1].name))
+        return [handle for _, handle in found]
+
+    def unique_name(self, stem: str, format: str) -> str:
+        """A free name: ``stem`` plus extension, else ``stem-2``, ``stem-3``... before the extension."""
+        name = with_extension(check_name(stem), format)
+        suffix = Path(name).suffix
+        base, n, candidate = name[: len(name) - len(suffix)], 1, name
+        while os.path.lexists(self._target(candidate)):
+            n += 1
+            candidate = f"{base}-{n}{suffix}"
+        return candidate
+
+    def _target(self, name: str) -> Path:
+        """The resolved path; refuses anything a symlink would carry outside the root."""
+        root = self.root.resolve()
+        path = (root / name).resolve()
+        if path == root or not path.is_relative_to(root):
+            raise ArtifactError(f"artifact name {name!r} resolves outside the artifact folder (through a symlink)")
+        return path
+
+    def _find(self, name: str) -> tuple[str, Path]:
+        """Exact name first, then the name plus each format's extension, so ``readArtifact("results")`` works."""
+        path = self._target(name)
+        if path.is_file():
+            return name, path
+        candidates = [(c, self._target(c)) for c in (name + ext for ext in FORMATS.values())]
+        hits = [(c, p) for c, p in candidates if p.is_file()]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise ArtifactError(f"artifact name {name!r} is ambiguous: {', '.join(c for c, _ in hits)}; give the extension")
+        names = [h.name for h in self.list()]
+        if not names:
+            raise ArtifactError(f"no artifact named {name!r}; there are no artifacts yet")
+        more = f" (and {len(names) - 10} more)" if len(names) > 10 else ""
+        raise ArtifactError(f"no artifact named {name!r}; existing artifacts: {', '.join(names[:10])}{more}")
+
+    def _handle(self, name: str, path: Path) -> Handle:
+        st = path.stat()
+        created = datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        read_with = f"await api.readArtifact({json.dumps(name)})"
+        return Handle(name, "artifact", st.st_size, infer_format(name), read_with, str(path), created)
+
+
+def _encode(data: str | bytes, format: str) -> bytes:
+    if not isinstance(data, str | bytes | bytearray | memoryview):
+        raise ArtifactError(f"artifact data must be str or bytes, got {type(data).__name__}")
+    if format == "bytes":
+        return _utf8(data) if isinstance(data, str) else bytes(data)
+    try:
+        text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArtifactError(f"{format} artifact data is not valid UTF-8 (byte {exc.start}); save it with format 'bytes'") from exc
+    return _utf8(_ndjson(text) if format == "ndjson" else text)
+
+
+def _utf8(text: str) -> bytes:
+    """UTF-8, with lone surrogates (possible in JS strings) replaced by U+FFFD instead of failing the save."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+
+
+def _ndjson(text: str) -> str:
+    if text.lstrip().startswith("["):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None  # e.g. NDJSON whose lines are arrays: checked line by line below
+        if isinstance(value, list):
+            return "".join(json.dumps(v, ensure_ascii=False, separators=(",", ":")) + "\n" for v in value)
+    lines = [line.rstrip("\r") for line in text.split("\n")]  # not splitlines(): U+2028 is legal inside JSON strings
+    for number, line in enumerate(lines, 1):
+        try:
+            if line.strip():
+                json.loads(line)
+        except ValueError as exc:
+            raise ArtifactError(f"ndjson data must be a JSON array or one JSON value per line; line {number} is not valid JSON") from exc
+    kept = [line for line in lines if line.strip()]
+    return "\n".join(kept) + "\n" if kept else ""
+
+
+def _atomic_write(path: Path, payload: bytes) -> None:
+    """Temp file in the same folder (same filesystem, so the rename is atomic), fsync, rename, fsync the folder."""
+    tmp = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", suffix=".part", delete=False)
+    replaced = False
+    try:
+        with tmp:
+            view = memoryview(payload)
+            for start in range(0, len(view), _CHUNK):
+                tmp.write(view[start : start + _CHUNK])
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        os.replace(tmp.name, path)
+        replaced = True
+    finally:
+        if not replaced:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp.name)
+    with contextlib.suppress(OSError):  # make the rename itself durable; not possible on every OS
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
