@@ -133,17 +133,11 @@ class _Scorer:
             self.postings[t] = [(i, idf * tf / (K1 + tf)) for i, tf in tfs.items()]
         self.sorted_words = sorted(self.surface)
         self.shown = {s: w for w, s in reversed(list(self.surface.items()))}  # stem -> a word to show in notes
-        self._deletes: dict[str, set[str]] | None = None
-
-    @property
-    def deletes(self) -> dict[str, set[str]]:
-        """Symmetric-delete table for typo lookup, built on the first query that needs it."""
-        if self._deletes is None:
-            self._deletes = {}
-            for t in self.shown:
-                for d in _deletes(t, 2 if len(t) >= 6 else 1):
-                    self._deletes.setdefault(d, set()).add(t)
-        return self._deletes
+        # Symmetric-delete table for typo lookup: built here so that no query pays for it.
+        self.deletes: dict[str, set[str]] = {}
+        for t in self.shown:
+            for d in _deletes(t, 2 if len(t) >= 6 else 1):
+                self.deletes.setdefault(d, set()).add(t)
 
     def expand(self, raw: str) -> list[tuple[str, float]]:
         """(indexed term, weight) pairs a query word stands for: itself, a synonym, index words it
@@ -407,13 +401,14 @@ printing [print show output shape project fields truncate large compact]
 `api.print(value, { projection, maxChars })` prints a compact view of a large value; `api.project(value, projection)`
 keeps only the fields you name. The last expression of a cell is its result.
 
-artifacts [artifact save store file write read export]
-Keep large data out of the notebook: `await api.saveArtifact(name, value, { format })` stores it, `await
-api.readArtifact(name)` reads it back and `await api.artifacts()` lists what was saved.
+artifacts [artifact save store file write read export handle]
+Keep large data out of the notebook: `await api.saveArtifact(name, value, { format })` (json, text, ndjson or bytes)
+writes a file and returns a small handle; `await api.readArtifact(nameOrHandle)` reads it back, `await api.artifacts()`
+lists them.
 
 display [display html markdown image png render rich chart show]
-Rich output: `api.display(value)`, `api.html(s)`, `api.markdown(s)`, `api.png(bytes)`; `emit(value)` shows a value
-while the cell is still running.
+Rich output, shown at once while the cell runs: `api.display(value)` (returns a handle with `.update(next)`),
+`api.html(s)`, `api.markdown(s)`, `api.svg(s)`, `api.json(v)`, `api.png(bytes)`; `api.clearOutput({ wait: true })`.
 
 discovery [discover search find tool list describe documentation signature]
 `await api.searchTools(query)` ranks tools by relevance, `await api.library(query)` gives TypeScript declarations of

@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..calltrace import CellTrace
 from ..engine import BridgeError, CallContext, Engine
+from . import discovery
 from .catalog import Catalog, ToolEntry, ToolLookupError
 from .config import LoadedConfig, ServerSpec, load_config, parse_spec
 from .connection import Events, ServerConnection, ServerUnavailable
@@ -59,6 +60,7 @@ class ServerManager:
         #: TypeScript shapes of results seen per (server, tool), for docs and describeTool
         self.observed: dict[tuple[str, str], str] = {}
         self._shapes: dict[tuple[str, str], tuple[str, Shape]] = {}
+        self.index = discovery.ToolIndex()  # built on first search after a catalog change
         self._register()
 
     # ---- start-up -----------------------------------------------------------------------------
@@ -164,6 +166,11 @@ class ServerManager:
             "api.disconnect": self._disconnect,
             "api.serverLog": self._server_log_tail,
             "api.calls": self._calls,
+            "api.searchTools": self._search,
+            "api.library": self._library,
+            "api.describeTool": self._describe,
+            "api.listTools": self._list_tools,
+            "api.guide": self._guide,
         }
         for name, handler in handlers.items():
             self.engine.register(name, handler)
@@ -310,6 +317,45 @@ class ServerManager:
     async def _calls(self, params: Any, ctx: CallContext) -> Any:
         trace = self.trace_for(ctx.cell)
         return trace.records() if trace else []
+
+    # ---- discovery ----------------------------------------------------------------------------
+
+    async def _settled_entries(self) -> list[ToolEntry]:
+        """Discovery answers about every server, so it waits briefly for ones still starting."""
+        if any(c.state == "starting" for c in self.connections.values()):
+            await self.wait_all(10)
+        return self.catalog.entries
+
+    async def _search(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        entries = await self._settled_entries()
+        opts = params.get("options") or {}
+        return self.index.sync(entries).search(
+            str(params.get("query") or ""), limit=int(opts.get("limit", 8)), offset=int(opts.get("offset", 0)), server=opts.get("server")
+        )
+
+    async def _library(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        entries = await self._settled_entries()
+        opts = params.get("options") or {}
+        return discovery.library(self.index.sync(entries), str(params.get("query") or ""), int(opts.get("limit", 6)), self.observed)
+
+    async def _describe(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        await self._settled_entries()
+        target = {"server": params["server"], "tool": params["tool"]} if params.get("server") else {"name": params["tool"]}
+        try:
+            entry = self.catalog.resolve(target)
+        except ToolLookupError as exc:
+            raise BridgeError("TypeError", str(exc)) from None
+        source, _ = self._shapes.get((entry.server, entry.name), (None, None))
+        return discovery.describe(entry, self.observed.get((entry.server, entry.name)), source)
+
+    async def _list_tools(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        entries = await self._settled_entries()
+        opts = params.get("options") or {}
+        return discovery.list_tools(entries, schemas=bool(opts.get("schemas", False)), server=opts.get("server"))
+
+    async def _guide(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        opts = params.get("options") or {}
+        return discovery.guide(str(params.get("query") or ""), int(opts.get("limit", 6)))
 
     def _server_log(self, conn: ServerConnection, level: str, text: str) -> None:
         with contextlib.suppress(OSError), open(conn.log_path, "a", encoding="utf-8") as fh:

@@ -397,7 +397,7 @@ def test_good_server_works_next_to_broken_ones(main: Main) -> None:
 
 
 def test_mcp_servers_format_substitutes_env_and_files(main: Main) -> None:
-    proc = main.kernel.server_process("echo_server.py")
+    proc = main.kernel.server_process("echo_server.py", "main-default-mark")
     assert proc.cmdline() == [PY, ECHO, "--host", "main-default-mark"]
     env = proc.environ()
     assert (env["ECHO_TOKEN"], env["ECHO_USER"]) == ("file-token", "grace")
@@ -472,7 +472,7 @@ def test_unknown_tool_suggests_close_names(main: Main) -> None:
     assert error["evalue"].startswith('Unknown MCP tool mcp.echo.ech on server "echo". Did you mean echo?')
     error = main.kernel.run("await tools.get_wether_v2({city: 'x'})").error
     assert error["ename"] == "TypeError"
-    assert error["evalue"].startswith("Unknown MCP tool tools.get_wether_v2. Did you mean get_weather_v2?")
+    assert error["evalue"].startswith("Unknown MCP tool tools.get_wether_v2. Did you mean get_weather_v2, get-weather.v2?")
     error = main.kernel.run("await mcp.nosuch.tool({})").error
     assert error["evalue"].startswith("Unknown MCP server mcp.nosuch. Servers: mcp.echo, mcp.web, mcp.stream, mcp.crashy")
 
@@ -539,9 +539,10 @@ def test_result_shapes(main: Main) -> None:
     assert k.value("await mcp.echo.echo({text: '42'})") == "42"
     assert k.value("await mcp.echo.echo({text: 'hello world'})") == "'hello world'"
     assert k.value("await mcp.echo.echo({text: '[not json'})") == "'[not json'"
-    image = k.run("await mcp.echo.image()").result
-    assert image["application/json"] == {"type": "image", "data": TINY_PNG_B64, "mimeType": "image/png"}
-    assert image["text/plain"] == f"{{\n  type: 'image',\n  data: '{TINY_PNG_B64}',\n  mimeType: 'image/png'\n}}"
+    # an image item is kept as {type, data, mimeType} and shown as the image itself
+    assert k.run("await mcp.echo.image()").result == {"text/plain": "<image/png image, 0.1 KB>", "image/png": TINY_PNG_B64}
+    code = f"const img = await mcp.echo.image();\n[Object.keys(img), img.type, img.mimeType, img.data === '{TINY_PNG_B64}']"
+    assert k.json(code) == [["type", "data", "mimeType"], "image", "image/png", True]
 
 
 def test_raw_mode_and_unwrap(main: Main) -> None:
@@ -557,7 +558,11 @@ def test_raw_mode_and_unwrap(main: Main) -> None:
         "isError": False,
         "resultType": "complete",
     }
-    assert k.json("(await mcp.echo.image({}, {raw: true})).content") == [{"type": "image", "data": TINY_PNG_B64, "mimeType": "image/png"}]
+    assert k.json("await mcp.echo.image({}, {raw: true})") == {
+        "content": [{"type": "image", "data": TINY_PNG_B64, "mimeType": "image/png"}],
+        "isError": False,
+        "resultType": "complete",
+    }
     code = """
 const pairs = [
   [mcp.echo.add, {a: 1, b: 2}], [mcp.echo.echo, {text: '[1, 2]'}], [mcp.echo.echo, {text: 'plain'}],
@@ -577,7 +582,10 @@ def test_tool_error_result_throws_tool_error(main: Main) -> None:
     error = k.run("await mcp.echo.fail({message: 'nope'})").error
     assert (error["ename"], error["evalue"]) == ("ToolError", "echo.fail: nope")
     assert error["traceback"][0] == "ToolError: echo.fail: nope"
-    code = "try { await mcp.echo.fail({message: 'nope'}) } catch (e) { [e.name, e.server, e.tool, e.code, e.message, e instanceof ToolError, e instanceof Error] }"
+    code = (
+        "let caught;\ntry { await mcp.echo.fail({message: 'nope'}) } catch (e) { caught = e }\n"
+        "[caught.name, caught.server, caught.tool, caught.code, caught.message, caught instanceof ToolError, caught instanceof Error]"
+    )
     assert k.json(code) == ["ToolError", "echo", "fail", "tool_error", "echo.fail: nope", True, True]
     assert k.json("await tools.call('echo.fail', {message: 'x'})") == {"ok": False, "error": {"code": "tool_error", "message": "echo.fail: x"}}
 
@@ -629,7 +637,7 @@ def test_per_call_timeout(main: Main) -> None:
     cell = main.kernel.run("await mcp.hangy.hang({}, {timeout: 0.5})")
     assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", "hangy.hang: no answer within 0.5 s (Request 'tools/call' timed out)")
     assert cell.seconds < 3
-    code = "try { await mcp.hangy.hang({}, {timeout: 0.2}) } catch (e) { [e.name, e.server, e.tool] }"
+    code = "let late;\ntry { await mcp.hangy.hang({}, {timeout: 0.2}) } catch (e) { late = e }\n[late.name, late.server, late.tool]"
     assert main.kernel.json(code) == ["ToolError", "hangy", "hang"]
     assert main.kernel.value("await mcp.hangy.ok()") == "'ok'"
 
@@ -713,7 +721,7 @@ const viaCall = await tools.call('extra.echo', {{text: 'same cell'}});
 const servers = (await api.servers()).filter((s) => s.name === 'extra').map((s) => [s.state, s.source, s.tools]);
 [info.state, info.tools.length, sum, viaCall, servers]
 """
-    assert k.value(code) == "[ 'ready', 9, { sum: 42 }, { ok: true, data: 'same cell' }, [ [ 'ready', 'api.connect', 9 ] ] ]"
+    assert k.json(code) == ["ready", 9, {"sum": 42}, {"ok": True, "data": "same cell"}, [["ready", "api.connect", 9]]]
     pid = k.server_process(mark).pid
     assert k.json("await api.disconnect('extra')") == {"name": "extra", "state": "stopped"}
     assert wait_gone([pid]) == []
@@ -803,7 +811,7 @@ def test_server_everything_via_api_connect(main: Main) -> None:
 def test_sigint_to_the_kernel_group_does_not_reach_servers(main: Main) -> None:
     """jupyter_client's signal_kernel sends SIGINT to the kernel's whole process group."""
     k = main.kernel
-    hangy, echo = k.server_process("hanging_server.py"), k.server_process("echo_server.py")
+    hangy, echo = k.server_process("hanging_server.py"), k.server_process("echo_server.py", "main-default-mark")
     fired = interrupt_after(0.5, lambda: k.km.signal_kernel(signal.SIGINT))
     cell = k.run("await mcp.hangy.hang()")
     assert (cell.error["ename"], cell.error["evalue"]) == ("InterruptError", "Execution interrupted")

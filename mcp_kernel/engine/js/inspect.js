@@ -89,7 +89,7 @@
   const kArrayExtrasType = 2;
   // Listing the keys of an array or typed array enumerates every index (about 0.1 µs
   // each), so above this length only symbol keys are looked for beside the elements.
-  const LARGE_LENGTH = 1 << 18;
+  const LARGE_LENGTH = 1 << 16;
   const MIN_LINE_WIDTH = 16;
   const IDENTIFIER = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
 
@@ -210,11 +210,24 @@
     return n >>> 0 === n && n !== 4294967295 && `${n}` === key;
   }
 
+  // Own keys other than array indices. V8 lists index keys first and in ascending order,
+  // so a binary search finds where they end. Above LARGE_LENGTH even listing the index
+  // keys costs too much, and only symbol keys are looked for.
   function nonIndexKeys(ctx, value, length) {
-    if (length > LARGE_LENGTH) {
-      return ownSymbols(value).filter((s) => ctx.showHidden || isEnumerable(value, s));
+    if (length > LARGE_LENGTH) return ownSymbols(value).filter((s) => ctx.showHidden || isEnumerable(value, s));
+    const keys = getKeys(ctx, value);
+    return keys.slice(indexKeyCount(keys));
+  }
+
+  function indexKeyCount(keys) {
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (typeof keys[mid] === 'string' && isIndexKey(keys[mid])) lo = mid + 1;
+      else hi = mid;
     }
-    return getKeys(ctx, value).filter((k) => typeof k === 'symbol' || !isIndexKey(k));
+    return lo;
   }
 
   // ---- Primitives ------------------------------------------------------------------
@@ -611,30 +624,40 @@
     return output;
   }
 
-  // Runs of holes print as "<n empty items>"; Object.keys skips the holes quickly.
-  function formatHoleyArray(ctx, value, recurseTimes, max, output, i) {
-    const keys = objectKeys(value);
-    let index = i;
-    for (; i < keys.length && output.length < max && !ctx.exhausted; i++) {
-      const key = keys[i];
-      const n = +key;
-      if (n > 2 ** 32 - 2) break;
-      if (`${index}` !== key) {
-        if (!isIndexKey(key)) break;
-        const empty = n - index;
-        output.push(`<${empty} empty item${empty > 1 ? 's' : ''}>`);
-        index = n;
-        if (output.length === max) break;
+  // Runs of holes print as "<n empty items>". Holes are found by probing; a very long
+  // run (as in `new Array(1e9)`) switches to Object.keys, which lists only what exists.
+  function formatHoleyArray(ctx, value, recurseTimes, max, output, index) {
+    const length = value.length;
+    let probes = 1 << 16;
+    let present; // own index keys, ascending, once probing has become too slow
+    const nextPresent = (from) => {
+      for (; present === undefined && from < length; from++) {
+        if (hasOwn(value, from)) return from;
+        if (--probes === 0) {
+          const keys = objectKeys(value);
+          present = keys.slice(0, indexKeyCount(keys));
+        }
       }
-      output.push(formatProperty(ctx, value, recurseTimes, key, kArrayType));
-      index++;
+      if (present === undefined) return length;
+      let lo = 0;
+      let hi = present.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (+present[mid] < from) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo < present.length ? +present[lo] : length;
+    };
+    while (output.length < max && index < length && !ctx.exhausted) {
+      const next = nextPresent(index);
+      if (next > index) {
+        output.push(`<${next - index} empty item${next - index > 1 ? 's' : ''}>`);
+        index = next;
+      } else {
+        output.push(formatProperty(ctx, value, recurseTimes, index++, kArrayType));
+      }
     }
-    const remaining = value.length - index;
-    if (output.length !== max) {
-      if (remaining > 0) output.push(`<${remaining} empty item${remaining > 1 ? 's' : ''}>`);
-    } else if (remaining > 0) {
-      output.push(moreItems(remaining));
-    }
+    if (index < length) output.push(moreItems(length - index));
     return output;
   }
 
@@ -987,63 +1010,57 @@
    */
   function jsonValue(value, maxBytes) {
     try {
-      if (isPrimitive(value) || typeof value === 'function') return undefined;
-      const state = { size: 0, limit: typeof maxBytes === 'number' ? maxBytes : 10000000, stack: [] };
-      return toJson(value, state);
+      if (isPrimitive(value)) return undefined;
+      // JSON.stringify would call an inherited toJSON: give up rather than run it.
+      if (findDesc(Array.prototype, 'toJSON') || findDesc(ObjectProto, 'toJSON')) return undefined;
+      const limit = typeof maxBytes === 'number' ? maxBytes : 10000000;
+      if (!jsonSafe(value, { size: 0, limit, stack: [] })) return undefined;
+      // Validated: only data properties and plain containers, so this runs no user code.
+      const text = jsonStringify(value);
+      return text.length > limit ? undefined : text;
     } catch {
       return undefined; // e.g. stack overflow on absurdly deep nesting
     }
   }
 
-  function toJson(v, state) {
-    let s;
+  // Would JSON.parse(JSON.stringify(v)) give v back? state.size is a lower bound of the
+  // text length, so that huge values are given up early.
+  function jsonSafe(v, state) {
     switch (typeof v) {
-      case 'string': s = jsonStringify(v); break;
+      case 'string': state.size += v.length + 2; break;
       case 'number':
-        if (!numberIsFinite(v) || objectIs(v, -0)) return undefined;
-        s = `${v}`;
+        if (!numberIsFinite(v) || objectIs(v, -0)) return false;
+        state.size += 1;
         break;
-      case 'boolean': s = v ? 'true' : 'false'; break;
+      case 'boolean': state.size += 4; break;
       case 'object':
-        if (v === null) s = 'null';
-        else return containerJson(v, state);
+        if (v !== null) return jsonContainerSafe(v, state);
+        state.size += 4;
         break;
-      default: return undefined;
+      default: return false;
     }
-    state.size += s.length;
-    return state.size > state.limit ? undefined : s;
+    return state.size <= state.limit;
   }
 
-  function containerJson(v, state) {
-    if (state.stack.includes(v) || ownSymbols(v).length !== 0) return undefined;
-    const proto = getProto(v);
+  function jsonContainerSafe(v, state) {
+    if (state.stack.includes(v) || ownSymbols(v).length !== 0) return false;
     const array = isArray(v);
-    if (array ? proto !== Array.prototype : proto !== ObjectProto && proto !== null) return undefined;
-    if (array && v.length * 2 + state.size > state.limit) return undefined;
-    const names = ownNames(v);
-    // Holes or extra properties change what the array becomes after a round trip.
-    if (array && names.length !== v.length + 1) return undefined;
+    const proto = getProto(v);
+    if (array ? proto !== Array.prototype : proto !== ObjectProto && proto !== null) return false;
+    if (array && state.size + v.length > state.limit) return false;
+    // Arrays: as many keys as elements means no holes and no (enumerable) extras.
+    const names = array ? objectKeys(v) : ownNames(v);
+    if (array && names.length !== v.length) return false;
     state.stack.push(v);
     state.size += 2;
-    const parts = [];
-    for (const name of names) {
-      if (array && name === 'length') continue;
-      const desc = getDesc(v, name);
-      if (desc === undefined || !('value' in desc) || !desc.enumerable) return undefined;
-      const item = toJson(desc.value, state);
-      if (item === undefined) return undefined;
-      if (array) {
-        if (name !== `${parts.length}`) return undefined;
-        parts.push(item);
-      } else {
-        const key = jsonStringify(name);
-        state.size += key.length + 2;
-        parts.push(`${key}:${item}`);
-      }
-      if (state.size > state.limit) return undefined;
+    for (let i = 0; i < names.length; i++) {
+      const desc = getDesc(v, array ? i : names[i]);
+      if (desc === undefined || !('value' in desc) || !desc.enumerable) return false;
+      if (!array) state.size += names[i].length + 3;
+      if (!jsonSafe(desc.value, state)) return false;
     }
     state.stack.pop();
-    return array ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
+    return true;
   }
 
   let ns = getDesc(globalThis, '__mcp2repl');

@@ -1,0 +1,46 @@
+// Finding tools without reading JSON Schemas: ranked search, TypeScript-like docs, full
+// descriptions and runtime guidance. The ranking and docs are computed in Python
+// (mcp_kernel/servers/discovery.py, typescript.py) over the live catalog.
+(function installDiscoveryApi() {
+  "use strict";
+  const ns = globalThis.__mcp2repl;
+  const api = ns.api;
+
+  /**
+   * Ranked tool summaries for a query (tool names, descriptions, parameters; typos and plurals
+   * tolerated). Page with `offset`.
+   * @param {string} query
+   * @param {{limit?: number, offset?: number, server?: string}} [options]
+   * @returns {Promise<{query: string, total: number, hasMore: boolean, nextOffset: number|null,
+   *   results: {name: string, server: string, call: string, summary: string, score: number}[], note?: string}>}
+   */
+  api.searchTools = (query = "", options = {}) => ns.call("api.searchTools", { query: String(query), options });
+
+  /**
+   * TypeScript-like async function docs of the best matching tools, with a runnable example each.
+   * @param {string} query
+   * @param {{limit?: number}} [options]
+   * @returns {Promise<string[]>}
+   */
+  api.library = (query = "", options = {}) => ns.call("api.library", { query: String(query), options });
+
+  /**
+   * One tool's full definition: schema, annotations, signature, example call and the shape of
+   * results seen so far (`observedOutput`). `describeTool("server.tool")`, `describeTool(name)`
+   * or `describeTool(server, tool)`.
+   */
+  api.describeTool = (a, b) => ns.call("api.describeTool", b === undefined ? { tool: String(a) } : { server: String(a), tool: String(b) });
+
+  /**
+   * A compact index of every tool: name, server, call path, description, signature.
+   * @param {{schemas?: boolean, server?: string}} [options]
+   */
+  api.listTools = (options = {}) => ns.call("api.listTools", { options });
+
+  /**
+   * Short runtime guidance (calling, unwrapping, printing, artifacts, errors…), ranked by query.
+   * @param {string} [query]
+   * @param {{limit?: number}} [options]
+   */
+  api.guide = (query = "", options = {}) => ns.call("api.guide", { query: String(query), options });
+})();
