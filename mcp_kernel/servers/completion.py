@@ -19,11 +19,23 @@ _SERVER_MEMBERS = {"resources": "module", "prompts": "module"}
 _MCP_MEMBERS = {"call": "function", "tools": "module", "servers": "function"}
 
 
+_SIGNATURES: dict[tuple[int, str, str | None], str] = {}
+
+
 def _sig(entry: ToolEntry, observed: dict[tuple[str, str], str] | None = None) -> str:
-    try:
-        return signature(entry.call_path, _tool_dict(entry), observed=(observed or {}).get((entry.server, entry.name)))
-    except Exception:  # noqa: BLE001 - a signature is a nicety; never fail completion
-        return f"{entry.call_path}(args)"
+    """The one-line signature, cached: `tools.` on a big catalog would otherwise render them all."""
+    seen = (observed or {}).get((entry.server, entry.name))
+    key = (id(entry.tool), entry.call_path, seen)
+    cached = _SIGNATURES.get(key)
+    if cached is None:
+        try:
+            cached = signature(entry.call_path, _tool_dict(entry), observed=seen)
+        except Exception:  # noqa: BLE001 - a signature is a nicety; never fail completion
+            cached = f"{entry.call_path}(args)"
+        if len(_SIGNATURES) > 20000:
+            _SIGNATURES.clear()
+        _SIGNATURES[key] = cached
+    return cached
 
 
 def _tool_dict(entry: ToolEntry) -> dict[str, Any]:

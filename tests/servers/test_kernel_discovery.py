@@ -1,0 +1,142 @@
+"""Tool discovery as users meet it in Jupyter: completion, inspection and the api.* functions."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+ECHO = Path(__file__).resolve().parent.parent / "fixtures" / "servers" / "echo_server.py"
+
+
+class K:
+    def __init__(self, cwd: Path) -> None:
+        env = {**os.environ, "XDG_CONFIG_HOME": str(cwd / "xdg")}
+        self.km, self.kc = start_new_kernel(kernel_name="mcp2repl", cwd=str(cwd), env=env)
+
+    def reply(self, msg_id: str) -> dict:
+        while True:
+            msg = self.kc.get_shell_msg(timeout=30)
+            if msg["parent_header"]["msg_id"] == msg_id:
+                return msg["content"]
+
+    def result(self, code: str) -> dict:
+        out: list[dict] = []
+        errors: list[str] = []
+
+        def hook(msg: dict) -> None:
+            if msg["msg_type"] == "execute_result":
+                out.append(msg["content"]["data"])
+            elif msg["msg_type"] == "error":
+                errors.append("\n".join(msg["content"]["traceback"]))
+
+        self.kc.execute_interactive(code, timeout=60, output_hook=hook)
+        assert not errors, errors[0]
+        return out[-1] if out else {}
+
+    def value(self, code: str) -> str:
+        return self.result(code).get("text/plain", "")
+
+    def json(self, code: str) -> object:
+        """The JSON view of a cell whose result is an object or array (wrapped in {v: …})."""
+        return self.result(code)["application/json"]["v"]
+
+    def complete(self, code: str) -> dict:
+        return self.reply(self.kc.complete(code, len(code)))
+
+    def inspect(self, code: str, pos: int | None = None) -> dict:
+        return self.reply(self.kc.inspect(code, len(code) if pos is None else pos))
+
+
+@pytest.fixture(scope="module")
+def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[K]:
+    cwd = tmp_path_factory.mktemp("disc")
+    config = {
+        "mcpServers": {
+            "demo": {"command": sys.executable, "args": ["-m", "mcp_kernel.demo_server"]},
+            "echo": {"command": sys.executable, "args": [str(ECHO)]},
+        }
+    }
+    (cwd / "mcp.json").write_text(json.dumps(config))
+    kernel = K(cwd)
+    kernel.value("await api.servers({ wait: true }); 1")
+    yield kernel
+    kernel.kc.stop_channels()
+    kernel.km.shutdown_kernel(now=True)
+
+
+def test_completion_of_servers_tools_and_api(k: K) -> None:
+    reply = k.complete("mcp.")
+    assert reply["matches"] == ["call", "demo", "echo", "servers", "tools"]
+    reply = k.complete("mcp.demo.get_")
+    assert reply["matches"] == ["get_author", "get_book"]
+    types = reply["metadata"]["_jupyter_types_experimental"]
+    assert types[1] == {
+        "start": len("mcp.demo."),
+        "end": len("mcp.demo.get_"),
+        "text": "get_book",
+        "type": "function",
+        "signature": "get_book(args: { book_id: string }): Promise<Book>",
+    }
+    assert k.complete("tools.get_w")["matches"] == ["get_weather_v2"]
+    assert k.complete('mcp.tools["echo.ad')["matches"] == ["echo.add"]
+    api_names = k.complete("api.")["matches"]
+    for name in ("searchTools", "library", "describeTool", "listTools", "guide", "callTool", "servers", "display"):
+        assert name in api_names
+    assert "hasOwnProperty" not in api_names
+
+
+def test_completion_of_argument_names(k: K) -> None:
+    reply = k.complete("await tools.search_books({ query: 'x', ")
+    assert reply["matches"] == ["genre", "limit"]
+    sigs = [t["signature"] for t in reply["metadata"]["_jupyter_types_experimental"]]
+    assert sigs[1] == "limit?: number"
+    assert k.complete("await mcp.echo.add({ b")["matches"] == ["b"]
+
+
+def test_inspect_shows_generated_doc(k: K) -> None:
+    reply = k.inspect("tools.get_book", 8)
+    assert reply["found"] is True
+    plain = reply["data"]["text/plain"]
+    assert plain.startswith('mcp.demo.get_book — tool "get_book" on server "demo"')
+    assert "async function get_book(args: {\n  book_id: string;\n}): Promise<{" in plain
+    assert '// Example: await mcp.demo.get_book({ book_id: "example" })' in plain
+    assert reply["data"]["text/markdown"].startswith("**mcp.demo.get_book** — tool `get_book` on server `demo`")
+    inside = k.inspect("await mcp.echo.add({ a: 1, ")
+    assert "async function add(" in inside["data"]["text/plain"]
+
+
+def test_search_library_describe_list_guide(k: K) -> None:
+    top = k.json("({ v: (await api.searchTools('serch boks', { limit: 2 })).results.map(r => r.name) })")
+    assert top[0] == "search_books"
+    page = k.json("({ v: await api.searchTools('book', { limit: 2, offset: 2 }) })")
+    assert page["query"] == "book" and len(page["results"]) == 2 and page["nextOffset"] in (4, None)
+    empty = k.json("({ v: await api.searchTools('xyzzy') })")
+    assert empty["results"] == [] and empty["note"].startswith('No tools match "xyzzy" (searched')
+    doc = k.json("({ v: (await api.library('sales report', { limit: 1 }))[0] })")
+    assert "async function sales_report(args?: {" in doc
+    assert "// Example: await mcp.demo.sales_report()" in doc
+    described = k.json("await tools.get_book({ book_id: 'b02' }); ({ v: await api.describeTool('demo', 'get_book') })")
+    assert described["annotations"]["readOnly"] is True
+    assert described["example"] == 'await mcp.demo.get_book({ book_id: "example" })'
+    assert described["observedOutput"]["source"] == "structuredContent"
+    assert described["observedOutput"]["shape"].startswith("{ id: string; title: string;")
+    listing = k.json("({ v: await api.listTools({ server: 'echo' }) })")
+    assert {t["name"] for t in listing} >= {"echo", "add", "get-weather.v2", "delete"}
+    assert "inputSchema" not in listing[0]
+    topics = k.json("({ v: (await api.guide('save a big result to a file')).map(g => g.topic) })")
+    assert topics[0] == "artifacts"
+
+
+def test_example_calls_pass_validation(k: K) -> None:
+    calls = k.json("({ v: (await api.listTools({ server: 'demo' })).map(t => t.name) })")
+    for name in calls:
+        example = k.json(f"({{ v: (await api.describeTool('demo', {json.dumps(name)})).example }})")
+        assert example.startswith(f"await mcp.demo.{name}(")
+    # the generated example of a tool with required arguments runs through argument checks
+    assert k.value("const r = await tools.call('get_author', { name_or_id: 'example' }); r.ok || r.error.code") == "'tool_error'"
