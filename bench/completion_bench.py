@@ -16,9 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from discovery_bench import synthetic_catalog  # noqa: E402
+from discovery_bench import synthetic_catalog
 
-from mcp_kernel.servers.completion import complete  # noqa: E402
+from mcp_kernel.servers.completion import complete
 
 
 def main() -> None:

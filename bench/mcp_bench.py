@@ -30,7 +30,7 @@ N = 1000
 
 async def raw_sdk() -> float:
     params = StdioServerParameters(command=sys.executable, args=[str(ECHO)])
-    async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write), ClientSession(read, write) as session:  # noqa: ASYNC230, SIM115
+    async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write), ClientSession(read, write) as session:  # noqa: ASYNC230
         await session.initialize()
         for _ in range(50):
             await session.call_tool("echo", {"text": "x"})
