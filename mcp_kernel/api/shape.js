@@ -164,6 +164,8 @@
   const segment = (k) => (/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
   const showPath = (p) => (p === "" ? "(root)" : p[0] === "." ? p.slice(1) : p);
   const OVER = { over: true };
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const collapsed = (list, n) => (list ? `[…${plural(n, "item")}]` : `{…${plural(n, "key")}}`);
   const NO_LIMITS = { items: Infinity, str: Infinity, depth: Infinity, keys: Infinity };
   const HARD_DEPTH = 200; // deeper containers become markers even without limits (no stack overflow)
 
@@ -196,7 +198,7 @@
       let m = max;
       const code = s.charCodeAt(m - 1);
       if (code >= 0xd800 && code <= 0xdbff) m -= 1; // do not split a surrogate pair
-      const tail = `…(${s.length - m} more chars)`;
+      const tail = `…(${plural(s.length - m, "more char")})`;
       if (m + tail.length < s.length) { s = s.slice(0, m) + tail; noteCut(st, "strings", 1); }
     }
     if (st.out.length + s.length + 2 > st.budget) throw OVER; // before escaping a huge string
@@ -218,7 +220,7 @@
     if (size === 0) return emit(st, list ? "[]" : "{}");
     if (depth >= limits.depth || depth >= HARD_DEPTH) {
       noteCut(st, "depth", 1);
-      return emit(st, list ? `"[…${size} items]"` : `"{…${size} keys}"`);
+      return emit(st, JSON.stringify(collapsed(list, size)));
     }
     st.stack.add(v);
     const max = list ? limits.items : limits.keys;
@@ -248,7 +250,7 @@
     if (shown < size) {
       noteCut(st, list ? "items" : "keys", size - shown);
       if (!first) emit(st, ",");
-      emit(st, list ? `"…${size - shown} more items"` : `"…":"${size - shown} more keys"`);
+      emit(st, list ? `"…${plural(size - shown, "more item")}"` : `"…":"${plural(size - shown, "more key")}"`);
     }
     emit(st, list ? "]" : "}");
     st.stack.delete(v);
@@ -268,14 +270,14 @@
   const LADDER = [[Infinity, 2000, Infinity, Infinity], [200, 1000, 24, 500], [100, 500, 16, 300], [50, 300, 12, 200],
     [25, 200, 10, 100], [12, 120, 8, 60], [8, 80, 6, 40], [5, 60, 5, 25], [3, 40, 4, 16], [2, 30, 3, 10],
     [1, 20, 2, 6], [1, 12, 1, 4], [0, 8, 1, 3]].map(([items, str, depth, keys]) => ({ items, str, depth, keys }));
-  const DIMS = [["items", "items"], ["str", "strings"], ["keys", "keys"], ["depth", "depth"]];
+  const DIMS = [["depth", "depth"], ["keys", "keys"], ["str", "strings"], ["items", "items"]]; // structure first
 
   function describeCuts(cuts) {
     const lines = [];
     for (const [p, rec] of cuts) {
       const at = showPath(p);
-      if (rec.items) lines.push(`${at}: ${rec.items} more items`);
-      if (rec.keys) lines.push(`${at}: ${rec.keys} more keys`);
+      if (rec.items) lines.push(`${at}: ${plural(rec.items, "more item")}`);
+      if (rec.keys) lines.push(`${at}: ${plural(rec.keys, "more key")}`);
       if (rec.strings) lines.push(`${at}: ${rec.strings === 1 ? "string" : `${rec.strings} strings`} shortened`);
       if (rec.depth) lines.push(`${at}: ${rec.depth === 1 ? "value" : `${rec.depth} values`} collapsed (too deep)`);
     }
@@ -308,11 +310,11 @@
       if (!best.kinds.has(kind)) continue;
       let lo = limits[dim];
       let hi = Math.min(looser[dim], 1 << 20);
-      while (hi - lo > 1 && hi > lo) {
-        const mid = Math.floor((lo + hi) / 2);
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
         const trial = { ...limits, [dim]: mid };
         const st = tryRender(value, trial, maxChars, keyCache);
-        if (st) { lo = mid; limits = trial; best = st; } else hi = mid;
+        if (st) { lo = mid; limits = trial; best = st; } else hi = mid - 1;
       }
     }
     return { json: best.out, cut: best.cut, steps: describeCuts(best.cuts), limits };
@@ -345,7 +347,7 @@
         const list = isArray(v) || v instanceof Set;
         const n = isArray(v) ? v.length : v instanceof Set || v instanceof Map ? v.size : Object.keys(v).length;
         if (n === 0) size = 2;
-        else if (depth >= HARD_DEPTH) size = strSize(list ? `[…${n} items]` : `{…${n} keys}`);
+        else if (depth >= HARD_DEPTH) size = strSize(collapsed(list, n));
         else {
           stack.add(v);
           size = 1;
@@ -413,6 +415,7 @@
       }
       if (n > 0) { notes.push(`the first ${n} of ${nv.length} items of ${showPath(where)}`); return { spec: { $slice: n }, size: used }; }
       const sub = hintFor(nv[0], budget - 2, notes, `${where}[0]`, level + 1);
+      if (sub) notes.unshift(`only the first of ${nv.length} items of ${showPath(where)}`);
       return sub ? { spec: { $slice: 1, $items: sub.spec }, size: sub.size + 2 } : { spec: { $slice: 0 }, size: 2 };
     }
     if (!isRecord(nv) || budget < 2) return null;
@@ -432,6 +435,7 @@
       const h = room >= 2 ? hintFor(f.v, room, notes, where + segment(f.k), level + 1) : null;
       if (h && h.spec !== true && f.k[0] !== "$") { used += cost(f, h.size); sub[f.k] = h.spec; }
     }
+    if (!picked.length && !Object.keys(sub).length) return null; // nothing worth keeping
     picked.sort((a, b) => a.i - b.i);
     if (picked.length) notes.unshift(`${picked.length} of ${fields.length} ${where ? `fields of ${showPath(where)}` : "top-level fields"} whole`);
     return { spec: { $pick: picked.map((f) => f.k), ...sub }, size: used };
@@ -445,8 +449,9 @@
     try { h = hintFor(value, maxChars, notes, "", 0); } catch { h = null; }
     // Belt and braces: only hand out a projection that really fits.
     if (h && !(sizeOf(api.project(value, h.spec), maxChars) <= maxChars)) h = null;
-    const kept = notes.length > 4 ? [...notes.slice(0, 4), "…"] : notes;
-    const note = h ? `This projection keeps ${kept.join(", ") || "nothing"} and fits in ${maxChars} characters.`
+    const kept = notes.length > 4 ? [...notes.slice(0, 4), "more"] : notes;
+    const list = kept.length > 1 ? `${kept.slice(0, -1).join(", ")} and ${kept[kept.length - 1]}` : kept[0] || "an empty shell";
+    const note = h ? `Apply this projection to keep ${list}; the result fits in ${maxChars} characters.`
       : `No projection of this value fits in ${maxChars} characters; raise maxChars or select a smaller part.`;
     return { tooLarge: true, chars: tree.size, largeFields: largeFields(tree), hint: { projection: h ? h.spec : null, note } };
   }

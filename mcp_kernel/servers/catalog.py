@@ -127,7 +127,9 @@ class Catalog:
             server = next((s for s, safe in self.server_safe.items() if safe == target["serverSafe"]), None)
             if server is None:
                 raise ToolLookupError(f"Unknown MCP server mcp.{target['serverSafe']}. {self._servers_hint()}")
-            entry = next((e for e in self._by_server.get(server, {}).values() if e.tool_safe == target["toolSafe"]), None)
+            tools = self._by_server.get(server, {})
+            # mcp.srv.get_weather_v2 and mcp.srv["get-weather.v2"] both work
+            entry = next((e for e in tools.values() if e.tool_safe == target["toolSafe"]), None) or tools.get(target["toolSafe"])
             if entry is None:
                 raise ToolLookupError(self._unknown(f"mcp.{target['serverSafe']}.{target['toolSafe']}", target["toolSafe"], server))
             return entry

@@ -70,6 +70,7 @@ class ServerConnection:
         self._closing: asyncio.Event | None = None
         self._lock = asyncio.Lock()
         self._refresh: asyncio.Future[None] | None = None
+        self._http_status: str | None = None
 
     # ---- life cycle ---------------------------------------------------------------------
 
@@ -86,7 +87,7 @@ class ServerConnection:
     async def wait_ready(self) -> None:
         """Wait until connected; start (or restart after a crash) if needed."""
         if self.spec.error:
-            raise ServerUnavailable(f'server "{self.name}" is not usable: {self.spec.error}')
+            raise ServerUnavailable(self.spec.error)
         async with self._lock:
             if self.state in ("stopped", "disconnected", "error"):
                 restarting = self.connects > 0
@@ -102,6 +103,11 @@ class ServerConnection:
                 await asyncio.shield(self._ready)
         if self.state != "ready":
             raise ServerUnavailable(f'MCP server "{self.name}" is unavailable: {self.last_error}')
+
+    async def wait_started(self) -> None:
+        """Wait for the current start attempt to end (ready or failed), without restarting."""
+        if self._ready is not None:
+            await asyncio.shield(self._ready)
 
     async def close(self) -> None:
         """Close the session and stop the server process (bounded: a stuck server is killed)."""
@@ -122,23 +128,27 @@ class ServerConnection:
 
     async def _run(self, ready: asyncio.Future[None], closing: asyncio.Event) -> None:
         self.connects += 1
+        self._http_status = None
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await asyncio.wait_for(self._open_transport(stack), START_TIMEOUT)
-                session = await stack.enter_async_context(
-                    ClientSession(
-                        read,
-                        write,
-                        logging_callback=self._on_log,
-                        message_handler=self._on_message,
-                        elicitation_callback=_decline_elicitation,
-                        sampling_callback=_decline_sampling,
+                # asyncio.timeout, not wait_for: the transport's anyio scopes must be entered and
+                # left in this very task, and wait_for would run the entry in another one.
+                async with asyncio.timeout(START_TIMEOUT):
+                    read, write = await self._open_transport(stack)
+                    session = await stack.enter_async_context(
+                        ClientSession(
+                            read,
+                            write,
+                            logging_callback=self._on_log,
+                            message_handler=self._on_message,
+                            elicitation_callback=_decline_elicitation,
+                            sampling_callback=_decline_sampling,
+                        )
                     )
-                )
-                init = await asyncio.wait_for(session.initialize(), START_TIMEOUT)
-                self.server_info = init.server_info
-                self.capabilities = init.capabilities
-                self.tools = await asyncio.wait_for(_list_all_tools(session), START_TIMEOUT)
+                    init = await session.initialize()
+                    self.server_info = init.server_info
+                    self.capabilities = init.capabilities
+                    self.tools = await _list_all_tools(session)
                 self.session = session
                 self.state = "ready"
                 self.last_error = None
@@ -198,7 +208,15 @@ class ServerConnection:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        client = await stack.enter_async_context(httpx2.AsyncClient(headers=spec.headers or None, timeout=httpx2.Timeout(30.0, read=300.0)))
+        async def remember_status(response: httpx2.Response) -> None:
+            # the SDK turns any non-JSON 4xx/5xx into "Server returned an error response";
+            # keep the status so the user learns it was, say, a 401
+            if response.status_code >= 400:
+                self._http_status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+
+        client = await stack.enter_async_context(
+            httpx2.AsyncClient(headers=spec.headers or None, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [remember_status]})
+        )
         streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
         return streams[0], streams[1]
 
@@ -212,6 +230,8 @@ class ServerConnection:
             text = f"command not found: {self.spec.command}"
         else:
             text = str(exc) or type(exc).__name__
+        if self._http_status and self._http_status not in text:
+            text += f" ({self._http_status} from {self.spec.url})"
         tail = self.log_tail(3).strip().splitlines()
         if tail and self.spec.transport == "stdio":
             text += f" (server stderr: {tail[-1][:300]})"

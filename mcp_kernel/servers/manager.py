@@ -94,8 +94,7 @@ class ServerManager:
         return conn
 
     async def _when_ready(self, conn: ServerConnection) -> None:
-        with contextlib.suppress(ServerUnavailable):
-            await conn.wait_ready()
+        await conn.wait_started()
         self._publish()
 
     async def wait_all(self, timeout: float | None = None) -> None:
@@ -175,7 +174,22 @@ class ServerManager:
         for name, handler in handlers.items():
             self.engine.register(name, handler)
 
+    def _named_server(self, target: dict[str, Any]) -> ServerConnection | None:
+        """The connection a call target names explicitly (mcp.<server>.…, api.callTool), if any."""
+        if "server" in target:
+            return self.connections.get(target["server"])
+        if "serverSafe" in target:
+            by_safe = {safe: name for name, safe in self.catalog.server_safe.items()}
+            return self.connections.get(by_safe.get(target["serverSafe"], ""))
+        return None
+
     async def _call(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        named = self._named_server(params["target"])
+        if named is not None and named.state != "ready":
+            try:  # a server that failed or crashed: (re)start it, or say why it cannot run
+                await named.wait_ready()
+            except ServerUnavailable as exc:
+                raise BridgeError("ToolError", str(exc), server=named.name, code="server_unavailable") from None
         try:
             entry = await self._resolve(params["target"])
         except ToolLookupError as exc:

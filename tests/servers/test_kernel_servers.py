@@ -7,7 +7,6 @@ share one module-scoped kernel (``main``) whose ``mcp.json`` (Claude/Cursor ``mc
 lists the fixture servers over all three transports plus two broken entries. Other config
 formats, the demo fallback and process clean-up get small kernels of their own.
 
-Tests marked ``xfail(strict=True)`` assert the correct behaviour of a known product bug.
 """
 
 from __future__ import annotations
@@ -184,9 +183,11 @@ class Kernel:
         assert len(found) == 1, (needles, list(self.server_processes()))
         return found[0]
 
-    def close(self) -> None:
+    def close(self, graceful: bool = False) -> None:
+        """Shut down: by shutdown_request (graceful) or by killing the kernel process."""
+        if self.km.is_alive():
+            self.km.shutdown_kernel(now=not graceful)
         self.kc.stop_channels()
-        self.km.shutdown_kernel(now=True)
 
 
 def interrupt_after(seconds: float, send: Any) -> dict[str, float]:
@@ -266,7 +267,9 @@ def main(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Main]:
     procs: list[subprocess.Popen[bytes]] = []
     logs = {"http": folder / "http.log", "sse": folder / "sse.log"}
     with open(logs["http"], "wb") as http_log, open(logs["sse"], "wb") as sse_log:
-        procs.append(subprocess.Popen([PY, str(guard), "streamable-http", str(http_port), token, str(SERVERS)], stdout=http_log, stderr=http_log))
+        procs.append(
+            subprocess.Popen([PY, str(guard), "streamable-http", str(http_port), token, str(SERVERS)], stdout=http_log, stderr=http_log)
+        )
         procs.append(subprocess.Popen([PY, ECHO, "--transport", "sse", "--port", str(sse_port)], stdout=sse_log, stderr=sse_log))
     kernel = None
     try:
@@ -377,7 +380,6 @@ def test_api_servers_reports_each_state_and_reason(main: Main) -> None:
     assert len(servers) == 9
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a server that fails to start reports anyio's 'exit cancel scope in a different task' instead of its cause")
 def test_failed_server_reason_is_not_an_internal_error(main: Main) -> None:
     ghost = next(line for line in main.kernel.banner() if line.startswith("  ghost "))
     last_error = main.kernel.json("[(await api.servers()).find((s) => s.name === 'ghost').lastError]")[0]
@@ -386,7 +388,6 @@ def test_failed_server_reason_is_not_an_internal_error(main: Main) -> None:
         assert f"cannot start '{GHOST}': No such file or directory" in text
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: calling a tool of a server that failed to start says 'Unknown MCP tool' instead of why the server is down")
 def test_calling_a_failed_server_says_why(main: Main) -> None:
     error = main.kernel.run("await mcp.nocmd.run({})").error
     assert '"command" is missing' in error["evalue"]
@@ -422,10 +423,13 @@ def test_http_headers_from_config_are_sent(main: Main) -> None:
     assert cell.error["ename"] == "Error"
     assert cell.error["evalue"].startswith('api.connect("nohdr"): MCP server "nohdr" is unavailable: ')
     code = f"const hdr = await api.connect('hdr', {{url: '{url}', headers: {{'X-Fixture-Token': '{main.token}'}}}}); await api.disconnect('hdr'); hdr"
-    assert main.kernel.json(code) == {"name": "hdr", "state": "ready", "tools": ["echo", "add", "sleep", "fail", "big", "image", "stderr_noise", "get-weather.v2", "delete"]}
+    assert main.kernel.json(code) == {
+        "name": "hdr",
+        "state": "ready",
+        "tools": ["echo", "add", "sleep", "fail", "big", "image", "stderr_noise", "get-weather.v2", "delete"],
+    }
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: an HTTP 401 at connect is reported as anyio's 'exit cancel scope in a different task', not as 401")
 def test_http_auth_failure_names_the_status(main: Main) -> None:
     url = f"http://127.0.0.1:{main.http_port}/mcp"
     cell = main.kernel.run(f"try {{ await api.connect('nohdr2', {{url: '{url}'}}) }} finally {{ await api.disconnect('nohdr2') }}")
@@ -442,7 +446,10 @@ def test_tool_names_that_are_not_identifiers(main: Main) -> None:
     assert k.value("await tools.get_weather_v2({city: 'Paris'})") == paris
     assert k.value("await mcp.echo.get_weather_v2({city: 'Paris'})") == paris
     assert k.value("await mcp.tools['get-weather.v2']({city: 'Oslo'})") == "{ city: 'Oslo', temperature_c: 28, conditions: 'sunny' }"
-    assert k.value("await api.callTool('echo', 'get-weather.v2', {city: 'Rome'})") == "{ city: 'Rome', temperature_c: 28, conditions: 'sunny' }"
+    assert (
+        k.value("await api.callTool('echo', 'get-weather.v2', {city: 'Rome'})")
+        == "{ city: 'Rome', temperature_c: 28, conditions: 'sunny' }"
+    )
     assert k.value("await tools.delete_({key: 'k1'})") == "'deleted k1'"
     assert k.value("await mcp.echo.delete_({key: 'k2'})") == "'deleted k2'"
     assert k.value("await mcp.tools['echo.delete']({key: 'k3'})") == "'deleted k3'"
@@ -451,9 +458,11 @@ def test_tool_names_that_are_not_identifiers(main: Main) -> None:
     assert k.json("['get_weather_v2', 'delete_', 'delete'].map((n) => n in tools)") == [True, True, False]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: mcp.<server>['<real tool name>'] fails with 'Did you mean get-weather.v2' (the name typed)")
 def test_server_namespace_accepts_the_real_tool_name(main: Main) -> None:
-    assert main.kernel.value("await mcp.echo['get-weather.v2']({city: 'Paris'})") == "{ city: 'Paris', temperature_c: 5, conditions: 'cloudy' }"
+    assert (
+        main.kernel.value("await mcp.echo['get-weather.v2']({city: 'Paris'})")
+        == "{ city: 'Paris', temperature_c: 5, conditions: 'cloudy' }"
+    )
 
 
 def test_same_tool_on_several_servers_is_ambiguous(main: Main) -> None:
@@ -521,7 +530,10 @@ def test_invalid_arguments_never_reach_the_server(main: Main) -> None:
 
 def test_non_object_arguments_are_refused(main: Main) -> None:
     error = main.kernel.run("await mcp.echo.echo('hi')").error
-    assert (error["ename"], error["evalue"]) == ("TypeError", "mcp.echo.echo expects one argument object, like mcp.echo.echo({ key: value }); got 'hi'")
+    assert (error["ename"], error["evalue"]) == (
+        "TypeError",
+        "mcp.echo.echo expects one argument object, like mcp.echo.echo({ key: value }); got 'hi'",
+    )
 
 
 # ---- 7: results --------------------------------------------------------------------------
@@ -583,7 +595,10 @@ def test_tool_error_result_throws_tool_error(main: Main) -> None:
         "[caught.name, caught.server, caught.tool, caught.code, caught.message, caught instanceof ToolError, caught instanceof Error]"
     )
     assert k.json(code) == ["ToolError", "echo", "fail", "tool_error", "echo.fail: nope", True, True]
-    assert k.json("await tools.call('echo.fail', {message: 'x'})") == {"ok": False, "error": {"code": "tool_error", "message": "echo.fail: x"}}
+    assert k.json("await tools.call('echo.fail', {message: 'x'})") == {
+        "ok": False,
+        "error": {"code": "tool_error", "message": "echo.fail: x"},
+    }
 
 
 def test_tools_call_envelope_never_throws(main: Main) -> None:
@@ -631,7 +646,10 @@ def test_interrupt_cancels_a_hanging_call(main: Main) -> None:
 
 def test_per_call_timeout(main: Main) -> None:
     cell = main.kernel.run("await mcp.hangy.hang({}, {timeout: 0.5})")
-    assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", "hangy.hang: no answer within 0.5 s (Request 'tools/call' timed out)")
+    assert (cell.error["ename"], cell.error["evalue"]) == (
+        "ToolError",
+        "hangy.hang: no answer within 0.5 s (Request 'tools/call' timed out)",
+    )
     assert cell.seconds < 3
     code = "let late;\ntry { await mcp.hangy.hang({}, {timeout: 0.2}) } catch (e) { late = e }\n[late.name, late.server, late.tool]"
     assert main.kernel.json(code) == ["ToolError", "hangy", "hang"]
@@ -650,7 +668,12 @@ def test_crash_then_reconnect(main: Main) -> None:
     assert cell.error["evalue"].endswith("(server stderr: crashing_server: exiting abruptly)")
     assert cell.error["traceback"][0] == f"ToolError: {cell.error['evalue']}"
     assert cell.stderr.startswith('[mcp2repl] MCP server "crashy" disconnected: ')
-    assert k.json("[crashError.name, crashError.server, crashError.tool, crashError.code]") == ["ToolError", "crashy", "crash", "server_unavailable"]
+    assert k.json("[crashError.name, crashError.server, crashError.tool, crashError.code]") == [
+        "ToolError",
+        "crashy",
+        "crash",
+        "server_unavailable",
+    ]
     assert k.value("(await api.servers()).find((s) => s.name === 'crashy').state") == "'disconnected'"
 
     cell = k.run("await mcp.crashy.ok()")
@@ -664,7 +687,6 @@ def test_crash_then_reconnect(main: Main) -> None:
     assert k.value("await mcp.crashy.ok()") == "'ok'"  # no second notice
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a crash is reported as anyio's 'exit cancel scope in a different task' instead of 'the server closed the connection'")
 def test_crash_message_names_the_real_cause(main: Main) -> None:
     evalue = main.kernel.run("await mcp.crashy.crash()").error["evalue"]
     main.kernel.run("await mcp.crashy.ok()")
@@ -741,8 +763,14 @@ const r2 = await api.disconnect('e3');
     [
         ("{command: 42}", 'api.connect("bad"): server "bad": "command" must be a string or a non-empty list of strings, got 42'),
         ("{}", 'api.connect("bad"): server "bad": needs "command" (to start a local server) or "url" (to connect to a remote one)'),
-        ("{url: 'ftp://example.com/mcp'}", 'api.connect("bad"): server "bad": "url" must be an http:// or https:// URL, got "ftp://example.com/mcp"'),
-        ("{type: 'pipe', command: 'x'}", 'api.connect("bad"): server "bad": "type" must be one of "stdio", "local", "http", "remote", "sse", got "pipe"'),
+        (
+            "{url: 'ftp://example.com/mcp'}",
+            'api.connect("bad"): server "bad": "url" must be an http:// or https:// URL, got "ftp://example.com/mcp"',
+        ),
+        (
+            "{type: 'pipe', command: 'x'}",
+            'api.connect("bad"): server "bad": "type" must be one of "stdio", "local", "http", "remote", "sse", got "pipe"',
+        ),
     ],
     ids=["command-not-string", "empty", "bad-url", "bad-type"],
 )
@@ -759,7 +787,6 @@ def test_connect_to_a_missing_command(main: Main) -> None:
     assert cell.error["evalue"].endswith(f"(server stderr: cannot start '{GHOST}': No such file or directory)")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a failing api.connect starts the server twice and prints a spurious 'reconnecting' notice")
 def test_failing_connect_starts_the_server_once(main: Main) -> None:
     cell = main.kernel.run(f"await api.connect('ghost3', {{command: '{GHOST}'}})")
     log = main.kernel.json("[await api.serverLog('ghost3')]")[0]
@@ -776,7 +803,12 @@ def test_mcp_server_time_convert_time(main: Main) -> None:
     day = result["source"]["datetime"][:10]
     assert result == {
         "source": {"timezone": "UTC", "datetime": f"{day}T12:00:00+00:00", "day_of_week": result["source"]["day_of_week"], "is_dst": False},
-        "target": {"timezone": "Asia/Tokyo", "datetime": f"{day}T21:00:00+09:00", "day_of_week": result["source"]["day_of_week"], "is_dst": False},
+        "target": {
+            "timezone": "Asia/Tokyo",
+            "datetime": f"{day}T21:00:00+09:00",
+            "day_of_week": result["source"]["day_of_week"],
+            "is_dst": False,
+        },
         "time_difference": "+9.0h",
     }
     error = main.kernel.run("await mcp.time.convert_time({source_timezone: 'UTC', time: 12, target_timezone: 'Asia/Tokyo'})").error
@@ -787,13 +819,17 @@ def test_server_everything_via_api_connect(main: Main) -> None:
     if not EVERYTHING.exists():
         pytest.skip("server-everything is not installed (run scripts/bootstrap.sh --test)")
     k = main.kernel
-    code = f"const ev = await api.connect('everything', {{command: {json.dumps(str(EVERYTHING))}}}); [ev.state, ev.tools.includes('get-sum')]"
+    code = (
+        f"const ev = await api.connect('everything', {{command: {json.dumps(str(EVERYTHING))}}}); [ev.state, ev.tools.includes('get-sum')]"
+    )
     try:
         assert k.value(code) == "[ 'ready', true ]"
         assert k.value("await mcp.everything.echo({message: 'hi'})") == "'Echo: hi'"
         assert k.value("await mcp.everything.get_sum({a: 2, b: 3})") == "'The sum of 2 and 3 is 5.'"
         assert k.value("await mcp.call('everything.get-sum', {a: 2.5, b: -1})") == "'The sum of 2.5 and -1 is 1.5.'"
-        image = k.json("(await mcp.everything.get_tiny_image()).map((c) => typeof c === 'string' ? c : [c.type, c.mimeType, c.data.slice(0, 12)])")
+        image = k.json(
+            "(await mcp.everything.get_tiny_image()).map((c) => typeof c === 'string' ? c : [c.type, c.mimeType, c.data.slice(0, 12)])"
+        )
         assert image == ["Here's the image you requested:", ["image", "image/png", "iVBORw0KGgoA"], "The image above is the MCP logo."]
         error = k.run("await mcp.everything.get_sum({a: 2})").error
         assert error["evalue"].startswith('mcp.everything.get_sum: missing required argument "b"\n  Signature: ')
@@ -952,7 +988,11 @@ def test_vscode_servers_format_and_no_server_survives_shutdown(tmp_path: Path) -
     kernel = Kernel(tmp_path, {"MCP2REPL_TEST_PYTHON": PY, "MCP2REPL_TEST_MARK": mark})
     try:
         kernel.wait_for_servers()
-        assert kernel.banner() == [f"MCP servers from {tmp_path / 'mcp.json'}:", "  echo (stdio) ready, 9 tools", "  hangy (stdio) ready, 2 tools"]
+        assert kernel.banner() == [
+            f"MCP servers from {tmp_path / 'mcp.json'}:",
+            "  echo (stdio) ready, 9 tools",
+            "  hangy (stdio) ready, 2 tools",
+        ]
         echo = kernel.server_process("echo_server.py", mark)
         assert echo.cmdline() == [PY, ECHO, "--host", mark]
         assert (echo.environ()["ECHO_TOKEN"], echo.environ()["ECHO_USER"]) == ("vs-token", "nobody")
@@ -964,10 +1004,13 @@ def test_vscode_servers_format_and_no_server_survives_shutdown(tmp_path: Path) -
         by_mark = [p.pid for p in psutil.process_iter(["cmdline"]) if mark in " ".join(p.info["cmdline"] or [])]
         assert len(pids) == 2
         assert sorted(pids) == sorted(by_mark)
+        started = time.monotonic()
+        kernel.close(graceful=True)
+        assert time.monotonic() - started < 5
+        assert not kernel.km.is_alive()
+        assert wait_gone(pids) == []
     finally:
         kernel.close()
-    assert wait_gone(pids) == []
-    assert not kernel.km.is_alive()
 
 
 def test_jsmcp_yaml_in_xdg_with_profile_and_blocked_tools(tmp_path: Path) -> None:
@@ -1005,7 +1048,11 @@ presets:
     kernel = Kernel(cwd, {"XDG_CONFIG_HOME": str(xdg), "MCP2REPL_PROFILE": "small", "MCP2REPL_TEST_USER": "ada"})
     try:
         kernel.wait_for_servers()
-        assert kernel.banner() == [f"MCP servers from {folder / 'config.yaml'}:", "  echo (stdio) ready, 2 tools", "  paged (stdio) ready, 10 tools"]
+        assert kernel.banner() == [
+            f"MCP servers from {folder / 'config.yaml'}:",
+            "  echo (stdio) ready, 2 tools",
+            "  paged (stdio) ready, 10 tools",
+        ]
         servers = kernel.json("(await api.servers()).map((s) => [s.name, s.tools, s.description])")
         assert servers == [["echo", 2, "echo for ada"], ["paged", 10, ""]]
         assert kernel.json("[Object.keys(mcp), Object.keys(mcp.echo), Object.keys(mcp.paged)]") == [
@@ -1025,6 +1072,11 @@ presets:
         assert echo.cmdline() == [PY, ECHO, "--host", "yaml-mark"]
         assert (echo.environ()["ECHO_SECRET"], echo.environ()["ECHO_USER"]) == ("from-file", "ada")
         assert not any("hanging_server.py" in cmd for cmd in kernel.server_processes())
+        # a kernel that is killed (not shut down) still takes its servers with it
+        pids = [p.pid for p in kernel.server_processes().values()]
+        assert len(pids) == 2
+        kernel.close(graceful=False)
+        assert wait_gone(pids) == []
     finally:
         kernel.close()
 
