@@ -117,6 +117,11 @@ class MCPKernel(Kernel):
         help="V8 heap limit in MB; a cell that needs more fails with RangeError. Also MCP2REPL_HEAP_LIMIT_MB.",
     )
 
+    max_output_chars = Int(
+        int(_env_float("MCP2REPL_MAX_OUTPUT_CHARS", 20000)),
+        config=True,
+        help="Largest cell result or api.print view, in characters; bigger values are fitted and saved as artifacts. Also MCP2REPL_MAX_OUTPUT_CHARS.",
+    )
     progress_mode = Unicode(
         os.environ.get("MCP2REPL_PROGRESS", "auto"),
         config=True,
@@ -142,6 +147,7 @@ class MCPKernel(Kernel):
         self._v8 = v8_version()
         self.servers = ServerManager(self.engine, self._tell)
         self.artifacts = ArtifactStore()
+        self.engine.set_context_script("limits", f"__mcp2repl.maxOutputChars = {max(200, self.max_output_chars)}")
         api_handlers.register(self.engine, self.artifacts)
         self.servers.trace_for = self._traces.get
         self._terminal_sessions: set[str] = set()

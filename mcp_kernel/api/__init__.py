@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-SCRIPTS = ("core.js", "render.js", "display.js", "artifacts.js", "mcp.js", "discovery.js")
+SCRIPTS = ("core.js", "render.js", "display.js", "artifacts.js", "shape.js", "print.js", "mcp.js", "discovery.js")
 
 
 def scripts() -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..artifacts import ArtifactError, ArtifactStore, Handle
 from ..engine import BridgeError, CallContext, Engine
+from .textview import records_table
 
 
 def handle_json(handle: Handle) -> dict[str, Any]:
@@ -49,6 +50,10 @@ def register(engine: Engine, store: ArtifactStore) -> None:
     async def listing(params: Any, ctx: CallContext) -> Any:
         return [handle_json(h) for h in store.list()]
 
+    async def text_table(params: dict[str, Any], ctx: CallContext) -> Any:
+        return records_table(params["rows"])
+
+    engine.register("api.textTable", text_table)
     engine.register("api.saveArtifact", save)
     engine.register("api.readArtifact", read)
     engine.register("api.artifacts", listing)

@@ -88,6 +88,7 @@ function __mk$i() {
       ? value[Symbol.for("Jupyter.display")] : undefined;
     if (typeof custom === "function") {
       const b = custom.call(value);
+      if (b === null) return null; // the value chose to show nothing (e.g. an api.print envelope)
       if (b && typeof b === "object") {
         const data = {};
         for (const [mime, v] of Object.entries(b)) {
@@ -105,15 +106,30 @@ function __mk$i() {
     if (json !== undefined) data["application/json"] = JSON.parse(json);
     return data;
   }
+
+  /** Characters a bundle puts into the notebook (its text and its JSON), to decide on fitting. */
+  function bundleSize(data) {
+    let n = 0;
+    for (const [mime, v] of Object.entries(data)) {
+      if (typeof v === "string") n = Math.max(n, mime.startsWith("image/") ? 0 : v.length);
+      else n = Math.max(n, (ns.jsonValue(v, ns.maxOutputChars * 4) || "x".repeat(ns.maxOutputChars + 1)).length);
+    }
+    return n;
+  }
   ns.bundle = bundle;
 
   /** Start a rewritten cell; its outcome is posted as a "done" message. */
   ns.run = function run(cell, body) {
     current = cell;
-    const finish = (ok, value) => {
+    const finish = async (ok, value) => {
       try {
-        if (ok) post({ t: "done", cell, ok: true, data: value === undefined ? null : bundle(value) });
-        else post({ t: "done", cell, ok: false, error: describeError(value) });
+        if (ns.pendingOutput && ns.pendingOutput.size) await Promise.allSettled([...ns.pendingOutput]); // emit() first
+        if (!ok) return post({ t: "done", cell, ok: false, error: describeError(value) });
+        let data = value === undefined ? null : bundle(value);
+        if (data && bundleSize(data) > (ns.maxOutputChars || Infinity) && typeof ns.fitResult === "function") {
+          data = await ns.fitResult(value); // too big for a notebook: a fitted view, the rest as an artifact
+        }
+        post({ t: "done", cell, ok: true, data });
       } catch (e) {
         // Showing the value failed (e.g. a throwing Jupyter.display); report that instead.
         post({ t: "done", cell, ok: false, error: describeError(e) });
