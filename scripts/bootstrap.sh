@@ -17,6 +17,12 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   touch "$stamp"
 fi
 .venv/bin/python -m mcp_kernel install --sys-prefix > /dev/null
+# The JupyterLab display tests drive Debian's Chromium (no browser download): install it when
+# we can (root, as in CI), else those tests say what is missing.
+if [ "${1:-}" = "--test" ] && ! command -v chromium > /dev/null && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) > .venv/apt-chromium.log 2>&1 \
+    || echo "could not install chromium (see .venv/apt-chromium.log)" >&2
+fi
 if [ "${1:-}" = "--test" ] && [ -f tests/fixtures/node/package.json ]; then
   if [ ! -d tests/fixtures/node/node_modules ] || [ tests/fixtures/node/package.json -nt tests/fixtures/node/node_modules ]; then
     (cd tests/fixtures/node && npm install --no-audit --no-fund --loglevel=error)

@@ -1,5 +1,6 @@
-// api.display and friends: publish rich output from a cell. Loaded into every context after
-// the engine runtime; `__mcp2repl.display` (bridge.js) does the sending.
+// api.display and friends: publish rich output from a cell, now, and update it later by id.
+// `__mcp2repl.display` (bridge.js) sends; `__mcp2repl.bundle` (bridge.js + render.js) decides
+// how a value looks (MCP images and audio render natively, records get a table).
 (function installDisplayApi() {
   "use strict";
   const ns = globalThis.__mcp2repl;
@@ -13,36 +14,48 @@
     return btoa(bin);
   }
 
+  function dataOf(value, opts) {
+    if (opts.raw) return value;
+    if (opts.mime) {
+      const text = typeof value === "string" ? value : ns.inspect(value);
+      const body = /json$/.test(opts.mime) ? JSON.parse(ns.jsonText(value)) : text;
+      return { [opts.mime]: body, "text/plain": opts.mime === "text/plain" ? text : `<${opts.mime}>` };
+    }
+    return ns.bundle(value) || { "text/plain": "" };
+  }
+
   let nextId = 1;
   /**
-   * Show a value (or, with `{raw: true}`, a MIME bundle) now, before the cell's result.
-   * @param {*} value
+   * Show a value now, before the cell's result, as the notebook would show it as a result.
+   * @param {*} value a value, or a MIME bundle with `{raw: true}`
    * @param {{raw?: boolean, mime?: string, metadata?: object, display_id?: string, update?: boolean}} [opts]
-   * @returns {{display_id: string|null, update(value: *): void}} a handle to update this display later
+   *   `mime` sends the value under that MIME type; `display_id` names the display so later
+   *   calls with `{update: true}` (or the returned handle) replace it in place.
+   * @returns {{display_id: string, update(value: *, opts?: object): void}}
    */
   api.display = function display(value, opts = {}) {
-    let data;
-    if (opts.mime) data = { [opts.mime]: value, "text/plain": typeof value === "string" ? value : ns.inspect(value) };
-    else if (opts.raw) data = value;
-    else data = ns.bundle(value);
-    const id = opts.display_id || (opts.update ? null : null);
-    ns.display(data, opts.metadata || {}, id, !!opts.update);
+    if (opts.update && !opts.display_id) throw new TypeError("api.display(value, {update: true}) needs the display_id of the display to update");
+    const id = opts.display_id ? String(opts.display_id) : `mcp2repl-display-${nextId++}`;
+    ns.display(dataOf(value, opts), opts.metadata || {}, id, !!opts.update);
     return {
       display_id: id,
-      update(next) {
-        const nid = id || `mcp2repl-${nextId++}`;
-        ns.display(ns.bundle(next), {}, nid, true);
-      },
+      update: (next, more = {}) => { ns.display(dataOf(next, more), more.metadata || {}, id, true); },
     };
   };
 
   /** Clear this cell's output; `{wait: true}` clears only when new output arrives (no flicker). */
   api.clearOutput = function clearOutput(opts = {}) { ns.clearOutput(!!opts.wait); };
 
-  api.html = (html) => api.display(String(html), { mime: "text/html" });
-  api.markdown = (md) => api.display(String(md), { mime: "text/markdown" });
-  api.svg = (svg) => api.display(String(svg), { mime: "image/svg+xml" });
-  api.json = (value) => api.display(value, { mime: "application/json" });
-  api.png = (bytes) => api.display({ "image/png": toBase64(bytes), "text/plain": "<image/png>" }, { raw: true });
-  api.jpeg = (bytes) => api.display({ "image/jpeg": toBase64(bytes), "text/plain": "<image/jpeg>" }, { raw: true });
+  /** Display HTML. */
+  api.html = (html, opts = {}) => api.display(String(html), { ...opts, mime: "text/html" });
+  /** Display Markdown. */
+  api.markdown = (md, opts = {}) => api.display(String(md), { ...opts, mime: "text/markdown" });
+  /** Display an SVG image from its source text. */
+  api.svg = (svg, opts = {}) => api.display(String(svg), { ...opts, mime: "image/svg+xml" });
+  /** Display a value in JupyterLab's JSON viewer. */
+  api.json = (value, opts = {}) => api.display(value, { ...opts, mime: "application/json" });
+  /** Display PNG bytes (Uint8Array, ArrayBuffer or base64 text). */
+  api.png = (bytes, opts = {}) => api.display({ "image/png": toBase64(bytes), "text/plain": "<image/png>" }, { ...opts, raw: true });
+  /** Display JPEG bytes (Uint8Array, ArrayBuffer or base64 text). */
+  api.jpeg = (bytes, opts = {}) => api.display({ "image/jpeg": toBase64(bytes), "text/plain": "<image/jpeg>" }, { ...opts, raw: true });
 })();

@@ -6,6 +6,7 @@ the bridge; the store (mcp_kernel/artifacts.py) owns names, safety and atomic wr
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 from pathlib import Path
@@ -34,13 +35,15 @@ def register(engine: Engine, store: ArtifactStore) -> None:
             data = base64.b64decode(params["data"])
         name = params.get("name") or store.unique_name(f"result-{_cell_stem(ctx.cell)}", fmt)
         try:
-            return handle_json(store.save(name, data, fmt))
+            # in a thread: a 50 MB artifact must not stall the kernel's loop, and an interrupt
+            # that cancels this task leaves the atomic write to finish or vanish on its own
+            return handle_json(await asyncio.to_thread(store.save, name, data, fmt))
         except ArtifactError as exc:
             raise BridgeError("ArtifactError", str(exc)) from None
 
     async def read(params: dict[str, Any], ctx: CallContext) -> Any:
         try:
-            fmt, content = store.read(params["name"])
+            fmt, content = await asyncio.to_thread(store.read, params["name"])
         except ArtifactError as exc:
             raise BridgeError("ArtifactError", str(exc)) from None
         if isinstance(content, bytes):

@@ -215,7 +215,9 @@ class ServerConnection:
                 self._http_status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
         client = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=spec.headers or None, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [remember_status]})
+            httpx2.AsyncClient(
+                headers=spec.headers or None, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [remember_status]}
+            )
         )
         streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
         return streams[0], streams[1]

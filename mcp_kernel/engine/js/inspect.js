@@ -768,6 +768,16 @@
   // Node's "compact: 3" rule: up to `compact` innermost levels are combined on one line
   // if they fit; long arrays are first arranged in aligned columns.
   function reduceToSingleString(ctx, output, base, braces, extrasType, recurseTimes, value) {
+    let entriesLength = 0;
+    for (const entry of output) entriesLength += entry.length;
+    const result = layout(ctx, output, base, braces, extrasType, recurseTimes, value);
+    // The entries were counted already; count what the layout added.
+    ctx.used += result.length - entriesLength;
+    if (ctx.used > ctx.maxChars) ctx.exhausted = true;
+    return result;
+  }
+
+  function layout(ctx, output, base, braces, extrasType, recurseTimes, value) {
     const head = base ? `${base} ` : '';
     if (typeof ctx.compact === 'number' && ctx.compact >= 1) {
       const entries = output.length;
@@ -1047,7 +1057,7 @@
     const array = isArray(v);
     const proto = getProto(v);
     if (array ? proto !== Array.prototype : proto !== ObjectProto && proto !== null) return false;
-    if (array && state.size + v.length > state.limit) return false;
+    if (array && state.size + 2 * v.length > state.limit) return false; // "0," per element
     // Arrays: as many keys as elements means no holes and no (enumerable) extras.
     const names = array ? objectKeys(v) : ownNames(v);
     if (array && names.length !== v.length) return false;
