@@ -24,6 +24,7 @@ from contextvars import copy_context
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ipykernel._version import kernel_protocol_version
 from ipykernel.kernelbase import Kernel
 from traitlets import Float, Int, Unicode
 
@@ -49,7 +50,9 @@ CONCURRENT_REQUESTS = {
 
 
 #: Seconds the process may take to exit by itself after answering a shutdown request.
-SHUTDOWN_GRACE = 0.5
+SHUTDOWN_GRACE = 1.2
+#: Cells that mean "leave", as in IPython (a frontend such as jupyter console acts on the payload).
+EXIT_WORDS = {"exit", "quit", "exit()", "quit()"}
 
 
 def _env_float(name: str, default: float) -> float:
@@ -215,9 +218,17 @@ class MCPKernel(Kernel):
 
     @property
     def kernel_info(self) -> dict[str, Any]:
-        info = dict(super().kernel_info)
-        info["supported_features"] = []  # no debugger, no subshells: one V8 context
-        return info
+        # Not super(): the base imports ipykernel.debugger (debugpy prints warnings into the
+        # user's terminal) only to advertise a debugger and subshells this kernel does not have.
+        return {
+            "protocol_version": kernel_protocol_version,
+            "implementation": self.implementation,
+            "implementation_version": self.implementation_version,
+            "language_info": self.language_info,
+            "banner": self.banner,
+            "help_links": self.help_links,
+            "supported_features": [],
+        }
 
     # ---- concurrency and interrupts -------------------------------------------------------------
 
@@ -297,6 +308,9 @@ class MCPKernel(Kernel):
         user_expressions: dict[str, Any] | None = None,
         allow_stdin: bool = False,
     ) -> dict[str, Any]:
+        if code.strip() in EXIT_WORDS and not silent:
+            # what IPython does for `exit`: jupyter console then leaves (and stops the kernel)
+            return {"status": "ok", "execution_count": self.execution_count, "payload": [{"source": "ask_exit", "keepkernel": False}], "user_expressions": {}}
         if silent:
             self._silent_count += 1
             cell = f"cell[-{self._silent_count}]"

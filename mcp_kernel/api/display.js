@@ -37,10 +37,12 @@
     if (opts.update && !opts.display_id) throw new TypeError("api.display(value, {update: true}) needs the display_id of the display to update");
     const id = opts.display_id ? String(opts.display_id) : `mcp2repl-display-${nextId++}`;
     ns.display(dataOf(value, opts), opts.metadata || {}, id, !!opts.update);
-    return {
+    const handle = {
       display_id: id,
       update: (next, more = {}) => { ns.display(dataOf(next, more), more.metadata || {}, id, true); },
     };
+    // as a cell's last value the handle would show itself again: it shows nothing
+    return Object.defineProperty(handle, Symbol.for("Jupyter.display"), { value: () => null, enumerable: false });
   };
 
   /** Clear this cell's output; `{wait: true}` clears only when new output arrives (no flicker). */

@@ -157,7 +157,6 @@
     return v;
   }
   const mapKey = (k) => (typeof k === "string" ? k : k !== null && typeof k === "object" ? `[${objectTag(k).slice(8, -1)}]` : String(k));
-  /** [key, value] pairs of a container in JSON order (Map entries; Set and array items keyed by index). */
   function readProp(obj, k) {
     try { return obj[k]; } catch (e) { return `[getter threw: ${e && e.message}]`; }
   }
@@ -438,7 +437,8 @@
     if (!picked.length && !Object.keys(sub).length) return null; // nothing worth keeping
     picked.sort((a, b) => a.i - b.i);
     if (picked.length) notes.unshift(`${picked.length} of ${fields.length} ${where ? `fields of ${showPath(where)}` : "top-level fields"} whole`);
-    return { spec: { $pick: picked.map((f) => f.k), ...sub }, size: used };
+    const spec = picked.length ? { $pick: picked.map((f) => f.k), ...sub } : sub;
+    return { spec, size: used };
   }
   const orNull = (x) => { const n = normalize(x); return n === OMIT ? null : n; };
 

@@ -1,54 +1,47 @@
 /*
  * inspect.js: Node.js-style formatting of JavaScript values for the mcp2repl kernel.
  *
- * Evaluated as a plain script in a bare V8 isolate (no Node APIs). It defines
- * `inspect`, `format`, `formatWithOptions` and `jsonValue` on the non-enumerable
- * global `__mcp2repl` and nothing else; evaluating it again simply refreshes them.
+ * Evaluated as a plain script in a bare V8 isolate (no Node APIs). It defines `inspect`,
+ * `format`, `formatWithOptions` and `jsonValue` on the non-enumerable global `__mcp2repl`
+ * and nothing else; evaluating it again simply refreshes them.
  *
  * Ground rules, and why:
- *  - The output mirrors Node 20's `util.inspect` (without colors), because that is
- *    what people who write JavaScript expect to read.
+ *  - Output mirrors Node 20's `util.inspect` (without colors): it is what people who
+ *    write JavaScript expect to read.
  *  - No user code ever runs: properties are read through descriptors, types are told
  *    apart by built-in brand checks captured at load time, and getters, toString,
  *    valueOf, toJSON, Symbol.toPrimitive and Symbol.hasInstance are never invoked.
  *    (Proxies cannot be detected from pure JS, so their traps may run.)
  *  - It never throws and stays fast: the work is bounded by depth, maxArrayLength,
- *    maxStringLength and a total character budget (maxChars).
+ *    maxStringLength and a budget for the whole output (maxChars).
  */
 (function () {
   'use strict';
 
-  // ---- Built-ins captured now, so later monkey-patching by user code cannot affect us.
+  // ---- Built-ins, captured now so that later monkey-patching by user code cannot affect us.
   const uncurry = Function.prototype.bind.bind(Function.prototype.call);
-  const getDesc = Object.getOwnPropertyDescriptor;
-  const getProto = Object.getPrototypeOf;
-  const objectKeys = Object.keys;
-  const ownNames = Object.getOwnPropertyNames;
-  const ownSymbols = Object.getOwnPropertySymbols;
-  const objectIs = Object.is;
-  const isArray = Array.isArray;
-  const hasOwn = uncurry(Object.prototype.hasOwnProperty);
-  const isEnumerable = uncurry(Object.prototype.propertyIsEnumerable);
-  const isProtoOf = uncurry(Object.prototype.isPrototypeOf);
+  const { getOwnPropertyDescriptor: getDesc, getPrototypeOf: getProto, keys: objectKeys,
+    getOwnPropertyNames: ownNames, getOwnPropertySymbols: ownSymbols, is: objectIs } = Object;
+  const { isArray } = Array;
+  const { isNaN: numberIsNaN, isFinite: numberIsFinite } = Number;
+  const ObjectProto = Object.prototype;
+  const hasOwn = uncurry(ObjectProto.hasOwnProperty);
+  const isEnumerable = uncurry(ObjectProto.propertyIsEnumerable);
+  const isProtoOf = uncurry(ObjectProto.isPrototypeOf);
   const fnToString = uncurry(Function.prototype.toString);
   const symToString = uncurry(Symbol.prototype.toString);
   const jsonStringify = JSON.stringify;
-  const numberIsNaN = Number.isNaN;
-  const numberIsFinite = Number.isFinite;
   const MapCtor = Map;
+  const U8 = Uint8Array;
   const mapGet = uncurry(Map.prototype.get);
   const mapSet = uncurry(Map.prototype.set);
-  const U8 = Uint8Array;
   const getter = (proto, key) => uncurry(getDesc(proto, key).get);
-  const ObjectProto = Object.prototype;
   const TypedArrayProto = getProto(Uint8Array.prototype);
   const typedArrayTagGetter = getDesc(TypedArrayProto, Symbol.toStringTag).get;
-  // Returns the type name for typed arrays and undefined for anything else: a
-  // brand check that does not throw.
+  // The type name for typed arrays, undefined for anything else: a brand check that never throws.
   const typedArrayName = uncurry(typedArrayTagGetter);
   const typedArrayLength = getter(TypedArrayProto, 'length');
-  const typedArrayHidden = [['byteLength', getter(TypedArrayProto, 'byteLength')],
-    ['byteOffset', getter(TypedArrayProto, 'byteOffset')], ['buffer', getter(TypedArrayProto, 'buffer')]];
+  const typedArrayHidden = ['byteLength', 'byteOffset', 'buffer'].map((k) => [k, getter(TypedArrayProto, k)]);
   const setSize = getter(Set.prototype, 'size');
   const mapSize = getter(Map.prototype, 'size');
   const setValues = uncurry(Set.prototype.values);
@@ -57,43 +50,37 @@
   const mapIterNext = uncurry(getProto(new Map().entries()).next);
   const bufferByteLength = getter(ArrayBuffer.prototype, 'byteLength');
   const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : undefined;
-  const sabByteLength = SAB ? getter(SAB.prototype, 'byteLength') : undefined;
-  const viewByteLength = getter(DataView.prototype, 'byteLength');
-  const viewByteOffset = getter(DataView.prototype, 'byteOffset');
-  const viewBuffer = getter(DataView.prototype, 'buffer');
+  const sabByteLength = SAB && getter(SAB.prototype, 'byteLength');
+  const viewGetters = ['byteLength', 'byteOffset', 'buffer'].map((k) => [k, getter(DataView.prototype, k)]);
   const dateGetTime = uncurry(Date.prototype.getTime);
   const dateToISO = uncurry(Date.prototype.toISOString);
   const regexpSource = getter(RegExp.prototype, 'source');
-  // Flags are read one by one through the built-in getters because the generic
-  // `flags` getter would read (possibly user-defined) properties of the object.
-  const regexpFlags = [['hasIndices', 'd'], ['global', 'g'], ['ignoreCase', 'i'],
-    ['multiline', 'm'], ['dotAll', 's'], ['unicode', 'u'], ['unicodeSets', 'v'],
-    ['sticky', 'y']].filter(([key]) => getDesc(RegExp.prototype, key))
-    .map(([key, flag]) => [getter(RegExp.prototype, key), flag]);
+  // Flags are read one by one through the built-in getters: the generic `flags` getter
+  // would read (possibly user-defined) properties of the object.
+  const regexpFlags = [['hasIndices', 'd'], ['global', 'g'], ['ignoreCase', 'i'], ['multiline', 'm'],
+    ['dotAll', 's'], ['unicode', 'u'], ['unicodeSets', 'v'], ['sticky', 'y']]
+    .filter(([key]) => getDesc(RegExp.prototype, key)).map(([key, flag]) => [getter(RegExp.prototype, key), flag]);
   const weakSetHas = uncurry(WeakSet.prototype.has);
   const weakMapHas = uncurry(WeakMap.prototype.has);
-  const BOXES = [['Number', Number.prototype], ['String', String.prototype],
-    ['Boolean', Boolean.prototype], ['BigInt', BigInt.prototype], ['Symbol', Symbol.prototype]]
-    .map(([type, proto]) => ({ type, proto, valueOf: uncurry(proto.valueOf) }));
+  const BOXES = [['Number', Number], ['String', String], ['Boolean', Boolean], ['BigInt', BigInt], ['Symbol', Symbol]]
+    .map(([type, C]) => ({ type, proto: C.prototype, valueOf: uncurry(C.prototype.valueOf) }));
   const isNativeError = typeof Error.isError === 'function' ? Error.isError : () => false;
   // V8's own `stack` accessor. Calling it runs no user code (except a user-installed
   // Error.prepareStackTrace, which is exactly what such a user wants).
   const stackGetter = (getDesc(new Error(), 'stack') || {}).get;
-  const getStack = stackGetter ? uncurry(stackGetter) : undefined;
-  const AsyncFunctionProto = getProto(async function () {});
-  const GeneratorFunctionProto = getProto(function* () {});
-  const AsyncGeneratorFunctionProto = getProto(async function* () {});
+  const getStack = stackGetter && uncurry(stackGetter);
+  const FUNCTION_TYPES = [[function* () {}, 'GeneratorFunction'], [async function () {}, 'AsyncFunction'],
+    [async function* () {}, 'AsyncGeneratorFunction']].map(([f, type]) => [getProto(f), type]);
 
   const kObjectType = 0;
   const kArrayType = 1;
   const kArrayExtrasType = 2;
-  // Listing the keys of an array or typed array enumerates every index (about 0.1 µs
-  // each), so above this length only symbol keys are looked for beside the elements.
+  // Listing an array's keys lists every index (~0.15 µs each), so beyond this length only
+  // symbol keys are looked for beside the elements.
   const LARGE_LENGTH = 1 << 16;
-  const MIN_LINE_WIDTH = 16;
   const IDENTIFIER = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
 
-  // ---- Safe property access --------------------------------------------------------
+  // ---- Safe property access and type information ----------------------------------------
 
   /** Descriptor of `key` on `obj` or its prototype chain (never runs getters). */
   function findDesc(obj, key) {
@@ -104,13 +91,13 @@
     return undefined;
   }
 
-  /** `obj[key]` if it is a data property, otherwise undefined. */
+  /** `obj[key]` if that is a data property, otherwise undefined. */
   function safeGet(obj, key) {
     const desc = findDesc(obj, key);
     return desc !== undefined && 'value' in desc ? desc.value : undefined;
   }
 
-  /** Brand check: does `fn(value)` (a built-in accessor/method) accept value? */
+  /** Brand check: does the built-in `fn` accept `value` as its receiver? */
   function hasBrand(fn, value, arg) {
     try {
       fn(value, arg);
@@ -120,53 +107,49 @@
     }
   }
 
-  function isPrimitive(v) {
-    return v === null || (typeof v !== 'object' && typeof v !== 'function');
-  }
+  const isPrimitive = (v) => v === null || (typeof v !== 'object' && typeof v !== 'function');
+  const primitiveString = (v, fallback) => (isPrimitive(v) ? String(v) : fallback);
 
   function functionName(fn) {
     const name = safeGet(fn, 'name');
-    if (typeof name === 'string') return name;
-    return isPrimitive(name) && name !== undefined ? String(name) : '';
+    return typeof name === 'string' ? name : name === undefined ? '' : primitiveString(name, '');
   }
 
-  // The name Node shows for a constructor descriptor: that of a named function whose
-  // `prototype` is on the object's chain (checked on the chain, not with `instanceof`,
-  // which could run a user Symbol.hasInstance).
+  // The name Node shows for a `constructor` descriptor: a named function whose `prototype` is
+  // on the object's chain (checked on the chain: `instanceof` could run Symbol.hasInstance).
   function ctorNameFrom(desc, chain) {
     if (desc === undefined || typeof desc.value !== 'function') return undefined;
     const name = functionName(desc.value);
     return name !== '' && chain.includes(safeGet(desc.value, 'prototype')) ? name : undefined;
   }
 
-  // What objects with first prototype `proto` inherit: the chain, constructor name and
+  // What objects whose first prototype is `proto` inherit: the chain, constructor name and
   // Symbol.toStringTag descriptor. Cached per inspect() call: values share few prototypes,
-  // and walking chains allocates a descriptor per step, which makes up most of the cost.
+  // and walking a chain allocates a descriptor per step, which used to be most of the cost.
   function inherited(ctx, proto) {
     let info = mapGet(ctx.protos, proto);
-    if (info === undefined) {
-      const chain = [];
-      for (let o = proto; o !== null && chain.length < 1000; o = getProto(o)) chain.push(o);
-      let ctor;
-      let tagDesc;
-      for (const o of chain) {
-        if (ctor === undefined) ctor = ctorNameFrom(getDesc(o, 'constructor'), chain);
-        if (tagDesc === undefined) tagDesc = getDesc(o, Symbol.toStringTag);
-      }
-      info = { chain, ctor, tagDesc, odd: !chain.includes(ObjectProto) };
-      mapSet(ctx.protos, proto, info);
+    if (info !== undefined) return info;
+    const chain = [];
+    for (let o = proto; o !== null && chain.length < 1000; o = getProto(o)) chain.push(o);
+    let ctor;
+    let tagDesc;
+    for (const o of chain) {
+      if (ctor === undefined) ctor = ctorNameFrom(getDesc(o, 'constructor'), chain);
+      if (tagDesc === undefined) tagDesc = getDesc(o, Symbol.toStringTag);
     }
+    info = { chain, ctor, tagDesc, odd: !chain.includes(ObjectProto) };
+    mapSet(ctx.protos, proto, info);
     return info;
   }
 
-  // Constructor name as Node prints it; null for null-prototype objects.
+  /** Constructor name as Node prints it; null for null-prototype objects. */
   function constructorName(ctx, obj, info, recurseTimes) {
     const own = ctorNameFrom(getDesc(obj, 'constructor'), info.chain);
     if (own !== undefined) return own;
     if (info.ctor !== undefined) return info.ctor;
     if (info.chain.length === 0) return null;
-    // No named constructor on the chain. Node then shows V8's internal class name, which
-    // JS cannot read; 'Object' is right for ordinary objects.
+    // No named constructor on the chain: Node shows V8's internal class name, which JS
+    // cannot read; 'Object' is right for ordinary objects.
     if (recurseTimes > ctx.depth) return 'Object <Complex prototype>';
     const first = info.chain[0];
     const protoName = constructorName(ctx, first, inherited(ctx, getProto(first)), recurseTimes + 1);
@@ -174,17 +157,14 @@
     return `Object <${inspect(first, { depth: -1, breakLength: ctx.breakLength })}>`;
   }
 
-  // Symbol.toStringTag, shown only when inherited or non-enumerable (an own enumerable
-  // one is already printed as a property). Getters are not called, except V8's
-  // typed-array one.
+  // Symbol.toStringTag, shown only when inherited or non-enumerable (an own enumerable one
+  // is printed as a property anyway). Only V8's typed-array getter is ever called.
   function toStringTag(ctx, value, info) {
     let desc = getDesc(value, Symbol.toStringTag);
     if (desc === undefined) desc = info.tagDesc;
     else if (ctx.showHidden || desc.enumerable) return '';
     if (desc === undefined) return '';
-    let tag;
-    if ('value' in desc) tag = desc.value;
-    else if (desc.get === typedArrayTagGetter) tag = typedArrayName(value);
+    const tag = 'value' in desc ? desc.value : desc.get === typedArrayTagGetter ? typedArrayName(value) : '';
     return typeof tag === 'string' ? tag : '';
   }
 
@@ -193,15 +173,12 @@
       if (tag !== '' && fallback !== tag) return `[${fallback}${size}: null prototype] [${tag}] `;
       return `[${fallback}${size}: null prototype] `;
     }
-    if (tag !== '' && ctor !== tag) return `${ctor}${size} [${tag}] `;
-    return `${ctor}${size} `;
+    return tag !== '' && ctor !== tag ? `${ctor}${size} [${tag}] ` : `${ctor}${size} `;
   }
 
   function getKeys(ctx, value) {
     const keys = ctx.showHidden ? ownNames(value) : objectKeys(value);
-    for (const sym of ownSymbols(value)) {
-      if (ctx.showHidden || isEnumerable(value, sym)) keys.push(sym);
-    }
+    for (const sym of ownSymbols(value)) if (ctx.showHidden || isEnumerable(value, sym)) keys.push(sym);
     return keys;
   }
 
@@ -210,33 +187,34 @@
     return n >>> 0 === n && n !== 4294967295 && `${n}` === key;
   }
 
-  // Own keys other than array indices. V8 lists index keys first and in ascending order,
-  // so a binary search finds where they end. Above LARGE_LENGTH even listing the index
-  // keys costs too much, and only symbol keys are looked for.
+  /** Index of the first element of sorted `list` for which `isBefore` is false. */
+  function partition(list, isBefore) {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (isBefore(list[mid])) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  const indexKeyCount = (keys) => partition(keys, (k) => typeof k === 'string' && isIndexKey(k));
+
+  // Own keys other than array indices. V8 lists index keys first, in ascending order.
   function nonIndexKeys(ctx, value, length) {
     if (length > LARGE_LENGTH) return ownSymbols(value).filter((s) => ctx.showHidden || isEnumerable(value, s));
     const keys = getKeys(ctx, value);
     return keys.slice(indexKeyCount(keys));
   }
 
-  function indexKeyCount(keys) {
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (typeof keys[mid] === 'string' && isIndexKey(keys[mid])) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  // ---- Primitives ------------------------------------------------------------------
+  // ---- Primitives -------------------------------------------------------------------------
 
   const META = [];
   for (let c = 0; c < 160; c++) {
     if (c < 32 || c > 126) META[c] = `\\x${c.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   Object.assign(META, { 8: '\\b', 9: '\\t', 10: '\\n', 12: '\\f', 13: '\\r', 39: "\\'", 92: '\\\\' });
+  // Control characters, backslash, lone surrogates and (unless another quote is used) '.
   const ESCAPE_ALL = /[\x00-\x1f\x27\x5c\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
   const ESCAPE_NO_QUOTE = /[\x00-\x1f\x5c\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
   const escapeChar = (ch) => {
@@ -244,7 +222,7 @@
     return code < 160 ? META[code] : `\\u${code.toString(16)}`;
   };
 
-  /** Quote a string like Node: prefer ', then " and ` to avoid escaping quotes. */
+  /** Quote a string like Node: single quotes, else " or ` to avoid escaping quotes. */
   function quote(str) {
     let open = "'";
     let re = ESCAPE_ALL;
@@ -253,15 +231,11 @@
       else if (!str.includes('`') && !str.includes('${')) open = '`';
       if (open !== "'") re = ESCAPE_NO_QUOTE;
     }
-    // Testing first is much cheaper than a replace() that finds nothing.
-    re.lastIndex = 0;
-    if (!re.test(str)) return open + str + open;
-    return open + str.replace(re, escapeChar) + open;
+    re.lastIndex = 0; // testing first is much cheaper than a replace() that finds nothing
+    return open + (re.test(str) ? str.replace(re, escapeChar) : str) + open;
   }
 
-  function formatNumber(n) {
-    return objectIs(n, -0) ? '-0' : `${n}`;
-  }
+  const formatNumber = (n) => (objectIs(n, -0) ? '-0' : `${n}`);
 
   function formatPrimitive(ctx, value) {
     switch (typeof value) {
@@ -272,11 +246,9 @@
           value = value.slice(0, Math.max(0, ctx.maxStringLength));
           trailer = `... ${remaining} more character${remaining > 1 ? 's' : ''}`;
         }
-        // Long multi-line strings are printed one line per quoted piece, joined by '+'.
-        if (ctx.compact !== true && value.length > MIN_LINE_WIDTH &&
-            value.length > ctx.breakLength - ctx.indentationLvl - 4) {
-          return value.split(/(?<=\n)/).map(quote)
-            .join(` +\n${' '.repeat(ctx.indentationLvl + 2)}`) + trailer;
+        // Long multi-line strings print one quoted line at a time, joined by '+'.
+        if (value.length > 16 && value.length > ctx.breakLength - ctx.indentationLvl - 4) {
+          return value.split(/(?<=\n)/).map(quote).join(` +\n${' '.repeat(ctx.indentationLvl + 2)}`) + trailer;
         }
         return quote(value) + trailer;
       }
@@ -287,7 +259,7 @@
     }
   }
 
-  // ---- Objects ---------------------------------------------------------------------
+  // ---- Objects ----------------------------------------------------------------------------
 
   /** Count output towards maxChars; past it, everything left is skipped. */
   function leaf(ctx, str) {
@@ -300,7 +272,7 @@
     try {
       return `[object ${typeof value === 'function' ? 'Function' : isArray(value) ? 'Array' : 'Object'}]`;
     } catch {
-      return '[object Object]';
+      return '[object Object]'; // isArray throws for revoked proxies
     }
   }
 
@@ -326,7 +298,7 @@
       let overflow = false;
       try {
         overflow = isProtoOf(RangeError.prototype, err) && /call stack/.test(safeGet(err, 'message'));
-      } catch { /* a hostile thrown value: treat as a plain failure */ }
+      } catch { /* a hostile thrown value: a plain failure */ }
       return leaf(ctx, overflow
         ? '[Object: Inspection interrupted prematurely. Maximum call stack size exceeded.]'
         : fallbackText(value));
@@ -337,111 +309,102 @@
     const info = inherited(ctx, getProto(value));
     const ctor = constructorName(ctx, value, info, recurseTimes);
     const tag = toStringTag(ctx, value, info);
-    const chain = info.chain;
     // Ordinary objects only get the brand checks their prototype chain makes plausible
-    // (failed brand checks throw, which is slow); odd chains get all of them.
-    const may = (proto) => info.odd || chain.includes(proto);
+    // (a failing brand check throws, which is slow); odd chains get all of them.
+    const may = (proto) => info.odd || info.chain.includes(proto);
     let keys;
     let base = '';
-    let braces;
+    let braces = ['{', '}'];
     let formatter = () => [];
     let extrasType = kObjectType;
-    let early; // set when the value prints without braces
+    let brief; // set when the value prints without braces
+    const empty = () => keys.length === 0;
 
     if (isArray(value)) {
       const len = value.length;
       const prefix = ctor !== 'Array' || tag !== '' ? getPrefix(ctor, tag, 'Array', `(${len})`) : '';
       keys = nonIndexKeys(ctx, value, len);
       braces = [`${prefix}[`, ']'];
-      if (len === 0 && keys.length === 0) return leaf(ctx, `${braces[0]}]`);
+      if (len === 0 && empty()) return leaf(ctx, `${prefix}[]`);
       extrasType = kArrayExtrasType;
       formatter = formatArray;
-    } else if (may(Set.prototype) && hasBrand(setSize, value)) {
-      const size = setSize(value);
-      const prefix = getPrefix(ctor, tag, 'Set', `(${size})`);
+    } else if ((may(Set.prototype) && hasBrand(setSize, value)) || (may(Map.prototype) && hasBrand(mapSize, value))) {
+      const isSet = may(Set.prototype) && hasBrand(setSize, value);
+      const size = isSet ? setSize(value) : mapSize(value);
+      const prefix = getPrefix(ctor, tag, isSet ? 'Set' : 'Map', `(${size})`);
       keys = getKeys(ctx, value);
-      if (size === 0 && keys.length === 0) return leaf(ctx, `${prefix}{}`);
-      braces = [`${prefix}{`, '}'];
-      formatter = formatSet;
-    } else if (may(Map.prototype) && hasBrand(mapSize, value)) {
-      const size = mapSize(value);
-      const prefix = getPrefix(ctor, tag, 'Map', `(${size})`);
-      keys = getKeys(ctx, value);
-      if (size === 0 && keys.length === 0) return leaf(ctx, `${prefix}{}`);
-      braces = [`${prefix}{`, '}'];
-      formatter = formatMap;
+      if (size === 0 && empty()) return leaf(ctx, `${prefix}{}`);
+      braces[0] = `${prefix}{`;
+      formatter = isSet ? formatSet : formatMap;
     } else if (typedArrayName(value) !== undefined) {
       const size = typedArrayLength(value);
       const prefix = getPrefix(ctor, tag, ctor === null ? typedArrayName(value) : '', `(${size})`);
       keys = nonIndexKeys(ctx, value, size);
       braces = [`${prefix}[`, ']'];
-      if (size === 0 && keys.length === 0 && !ctx.showHidden) return leaf(ctx, `${braces[0]}]`);
+      if (size === 0 && empty() && !ctx.showHidden) return leaf(ctx, `${prefix}[]`);
       formatter = formatTypedArray;
       extrasType = kArrayExtrasType;
     } else {
       keys = getKeys(ctx, value);
-      braces = ['{', '}'];
+      const brace = (fallback, entries) => {
+        braces[0] = `${getPrefix(ctor, tag, fallback)}{`;
+        if (entries) formatter = () => [entries];
+      };
       if (ctor === 'Object') {
         if (isArguments(value)) braces[0] = '[Arguments] {';
-        else if (tag !== '') braces[0] = `${getPrefix(ctor, tag, 'Object')}{`;
-        if (keys.length === 0) return leaf(ctx, `${braces[0]}}`);
+        else if (tag !== '') brace('Object');
+        if (empty()) return leaf(ctx, `${braces[0]}}`);
       } else if (typeof value === 'function') {
         base = functionBase(value, ctor, tag);
-        if (keys.length === 0) early = base;
+        if (empty()) brief = base;
       } else if (value !== RegExp.prototype && may(RegExp.prototype) && hasBrand(regexpSource, value)) {
         base = `/${regexpSource(value)}/${regexpFlags.map(([get, f]) => (get(value) ? f : '')).join('')}`;
         const prefix = getPrefix(ctor, tag, 'RegExp');
         if (prefix !== 'RegExp ') base = `${prefix}${base}`;
-        if (keys.length === 0 || recurseTimes > ctx.depth) early = base;
+        if (empty() || recurseTimes > ctx.depth) brief = base;
       } else if (may(Date.prototype) && hasBrand(dateGetTime, value)) {
         base = numberIsNaN(dateGetTime(value)) ? 'Invalid Date' : dateToISO(value);
         const prefix = getPrefix(ctor, tag, 'Date');
-        if (keys.length === 0) early = base;
+        if (empty()) brief = base;
         else if (prefix !== 'Date ') base = `${prefix}${base}`;
-      } else if (isNativeError(value) || chain.includes(Error.prototype)) {
+      } else if (isNativeError(value) || info.chain.includes(Error.prototype)) {
         base = formatError(ctx, value, ctor, tag, keys);
-        if (keys.length === 0) early = base;
+        if (empty()) brief = base;
       } else if ((may(ArrayBuffer.prototype) && hasBrand(bufferByteLength, value)) ||
                  (SAB && may(SAB.prototype) && hasBrand(sabByteLength, value))) {
         const shared = !hasBrand(bufferByteLength, value);
-        const prefix = getPrefix(ctor, tag, shared ? 'SharedArrayBuffer' : 'ArrayBuffer');
         const byteLength = (shared ? sabByteLength : bufferByteLength)(value);
+        brace(shared ? 'SharedArrayBuffer' : 'ArrayBuffer');
+        // As the [buffer] of a typed array (showHidden) Node prints only the length.
         if (typedArray === undefined) formatter = formatArrayBuffer;
-        else if (keys.length === 0) return leaf(ctx, `${prefix}{ byteLength: ${formatNumber(byteLength)} }`);
-        braces[0] = `${prefix}{`;
+        else if (empty()) return leaf(ctx, `${braces[0]} byteLength: ${formatNumber(byteLength)} }`);
         keys.unshift({ name: 'byteLength', value: byteLength });
-      } else if (may(DataView.prototype) && hasBrand(viewByteLength, value)) {
-        braces[0] = `${getPrefix(ctor, tag, 'DataView')}{`;
-        keys.unshift({ name: 'byteLength', value: viewByteLength(value) },
-          { name: 'byteOffset', value: viewByteOffset(value) },
-          { name: 'buffer', value: viewBuffer(value) });
-      } else if (chain.includes(Promise.prototype)) {
-        // A promise's state is not observable synchronously from JavaScript.
-        braces[0] = `${getPrefix(ctor, tag, 'Promise')}{`;
-        formatter = () => ['<unknown>'];
+      } else if (may(DataView.prototype) && hasBrand(viewGetters[0][1], value)) {
+        brace('DataView');
+        keys.unshift(...viewGetters.map(([name, get]) => ({ name, value: get(value) })));
+      } else if (info.chain.includes(Promise.prototype)) {
+        brace('Promise', '<unknown>'); // a promise's state cannot be read synchronously from JS
       } else if (may(WeakSet.prototype) && hasBrand(weakSetHas, value, {})) {
-        braces[0] = `${getPrefix(ctor, tag, 'WeakSet')}{`;
-        formatter = () => ['<items unknown>'];
+        brace('WeakSet', '<items unknown>');
       } else if (may(WeakMap.prototype) && hasBrand(weakMapHas, value, {})) {
-        braces[0] = `${getPrefix(ctor, tag, 'WeakMap')}{`;
-        formatter = () => ['<items unknown>'];
+        brace('WeakMap', '<items unknown>');
       } else {
         const box = BOXES.find((b) => may(b.proto) && hasBrand(b.valueOf, value));
         if (box !== undefined) {
           base = boxedBase(ctx, value, box, keys, ctor, tag);
-          if (keys.length === 0) early = base;
+          if (empty()) brief = base;
         } else {
-          braces[0] = `${getPrefix(ctor, tag, 'Object')}{`;
-          if (keys.length === 0) return leaf(ctx, `${braces[0]}}`);
+          brace('Object');
+          if (empty()) return leaf(ctx, `${braces[0]}}`);
         }
       }
     }
-    if (early !== undefined) return leaf(ctx, early);
-
+    if (brief !== undefined) return leaf(ctx, brief);
     if (recurseTimes > ctx.depth) {
       const name = getPrefix(ctor, tag, 'Object').slice(0, -1);
       return leaf(ctx, ctor !== null ? `[${name}]` : name);
     }
+
     recurseTimes += 1;
     ctx.seen.push(value);
     ctx.currentDepth = recurseTimes;
@@ -458,17 +421,16 @@
   function isArguments(value) {
     const callee = getDesc(value, 'callee');
     const length = getDesc(value, 'length');
-    return callee !== undefined && !callee.enumerable && length !== undefined &&
-      !length.enumerable && hasOwn(value, Symbol.iterator);
+    return callee !== undefined && !callee.enumerable && length !== undefined && !length.enumerable &&
+      hasOwn(value, Symbol.iterator);
   }
 
   function isClassSource(src) {
-    if (!src.startsWith('class') || !src.endsWith('}')) return false;
-    const header = src.slice(5, src.indexOf('{'));
-    if (src.indexOf('{') === -1) return false;
-    // A '(' before the body means `extends f(...)` (Node prints that as a function)
-    // unless it only sits inside a comment.
-    return !header.replace(/\/\/[^\n]*\n|\/\*[\s\S]*?\*\//g, '').includes('(');
+    const brace = src.indexOf('{');
+    if (!src.startsWith('class') || !src.endsWith('}') || brace === -1) return false;
+    // A '(' before the body means `extends f(...)` (Node prints a function then), unless
+    // it only sits in a comment.
+    return !src.slice(5, brace).replace(/\/\/[^\n]*\n|\/\*[\s\S]*?\*\//g, '').includes('(');
   }
 
   function functionBase(fn, ctor, tag) {
@@ -476,55 +438,38 @@
     try {
       source = fnToString(fn);
     } catch { /* e.g. a revoked proxy */ }
+    const tagText = tag !== '' && ctor !== tag ? ` [${tag}]` : '';
     if (isClassSource(source)) {
       let base = `class ${(hasOwn(fn, 'name') && functionName(fn)) || '(anonymous)'}`;
       if (ctor !== 'Function' && ctor !== null) base += ` [${ctor}]`;
-      if (tag !== '' && ctor !== tag) base += ` [${tag}]`;
-      if (ctor === null) base += ' extends [null prototype]';
-      else {
-        const superName = functionName(getProto(fn));
-        if (superName) base += ` extends ${superName}`;
-      }
-      return `[${base}]`;
+      base += tagText;
+      const superName = ctor === null ? '[null prototype]' : functionName(getProto(fn));
+      return `[${base}${superName ? ` extends ${superName}` : ''}]`;
     }
-    let type = 'Function';
-    if (isProtoOf(GeneratorFunctionProto, fn)) type = 'GeneratorFunction';
-    else if (isProtoOf(AsyncFunctionProto, fn)) type = 'AsyncFunction';
-    else if (isProtoOf(AsyncGeneratorFunctionProto, fn)) type = 'AsyncGeneratorFunction';
-    let base = `[${type}`;
-    if (ctor === null) base += ' (null prototype)';
+    const type = (FUNCTION_TYPES.find(([proto]) => isProtoOf(proto, fn)) || [0, 'Function'])[1];
     const name = functionName(fn);
-    base += name === '' ? ' (anonymous)]' : `: ${name}]`;
+    let base = `[${type}${ctor === null ? ' (null prototype)' : ''}${name === '' ? ' (anonymous)' : `: ${name}`}]`;
     if (ctor !== type && ctor !== null) base += ` ${ctor}`;
-    if (tag !== '' && ctor !== tag) base += ` [${tag}]`;
-    return base;
+    return base + tagText;
   }
 
   function boxedBase(ctx, value, box, keys, ctor, tag) {
     const primitive = box.valueOf(value);
-    // A String object's index keys just repeat its characters.
-    if (box.type === 'String') keys.splice(0, primitive.length);
+    if (box.type === 'String') keys.splice(0, primitive.length); // index keys repeat the characters
     let base = `[${box.type}`;
     if (box.type !== ctor) base += ctor === null ? ' (null prototype)' : ` (${ctor})`;
     base += `: ${formatPrimitive(ctx, primitive)}]`;
-    if (tag !== '' && tag !== ctor) base += ` [${tag}]`;
-    return base;
+    return tag !== '' && tag !== ctor ? `${base} [${tag}]` : base;
   }
 
-  // ---- Errors ----------------------------------------------------------------------
+  // ---- Errors -----------------------------------------------------------------------------
 
-  function primitiveString(v, fallback) {
-    return isPrimitive(v) ? String(v) : fallback;
-  }
-
-  /** `err.stack`, or Error.prototype.toString()'s result, computed without user code. */
+  /** `err.stack`, or what Error.prototype.toString would give, without running user code. */
   function stackString(err) {
     const desc = findDesc(err, 'stack');
     let stack;
-    if (desc !== undefined) {
-      if ('value' in desc) stack = desc.value;
-      else if (desc.get !== undefined && desc.get === stackGetter) stack = getStack(err);
-    }
+    if (desc !== undefined && 'value' in desc) stack = desc.value;
+    else if (desc !== undefined && desc.get !== undefined && desc.get === stackGetter) stack = getStack(err);
     if (stack && isPrimitive(stack)) return String(stack);
     const name = safeGet(err, 'name');
     const message = safeGet(err, 'message');
@@ -539,12 +484,10 @@
     const message = safeGet(err, 'message');
     let stack = stackString(err);
     // Own enumerable name/message/stack already shown in the stack would print twice.
-    if (!ctx.showHidden) {
-      for (const key of ['name', 'message', 'stack']) {
-        const at = keys.indexOf(key);
-        const v = safeGet(err, key);
-        if (at !== -1 && isPrimitive(v) && stack.includes(String(v))) keys.splice(at, 1);
-      }
+    for (const key of ctx.showHidden ? [] : ['name', 'message', 'stack']) {
+      const at = keys.indexOf(key);
+      const v = safeGet(err, key);
+      if (at !== -1 && isPrimitive(v) && stack.includes(String(v))) keys.splice(at, 1);
     }
     if (getDesc(err, 'cause') !== undefined && !keys.includes('cause')) keys.push('cause');
     if (isArray(safeGet(err, 'errors')) && !keys.includes('errors')) keys.push('errors');
@@ -560,12 +503,11 @@
       trimCauseFrames(err, frames);
       stack = `${stack.slice(0, framesAt)}\n${frames.join('\n')}`;
     }
-    if (ctx.indentationLvl !== 0) stack = stack.replace(/\n/g, `\n${' '.repeat(ctx.indentationLvl)}`);
-    return stack;
+    return ctx.indentationLvl === 0 ? stack : stack.replace(/\n/g, `\n${' '.repeat(ctx.indentationLvl)}`);
   }
 
   // Make the first line name the constructor when the error's name does not
-  // (e.g. `class MyError extends Error {}` prints as "MyError: ...").
+  // (`class MyError extends Error {}` prints as "MyError: ...").
   function improveStack(stack, ctor, name, tag) {
     let len = name.length;
     const regular = name.endsWith('Error') && stack.startsWith(name) &&
@@ -573,8 +515,7 @@
     if (ctor !== null && !regular) return stack;
     let fallback = 'Error';
     if (ctor === null) {
-      const m = /^([A-Z][a-z_ A-Z0-9[\]()-]+)(?::|\n\s+at)/.exec(stack) ||
-        /^([a-z_A-Z0-9-]*Error)$/.exec(stack);
+      const m = /^([A-Z][a-z_ A-Z0-9[\]()-]+)(?::|\n\s+at)/.exec(stack) || /^([a-z_A-Z0-9-]*Error)$/.exec(stack);
       fallback = (m && m[1]) || '';
       len = fallback.length;
       fallback = fallback || 'Error';
@@ -585,14 +526,13 @@
     return `${prefix} [${name}]${stack.slice(len)}`;
   }
 
-  // Frames shared with the cause's stack are collapsed into one "... N lines" note.
+  // Frames shared with the cause's stack collapse into one "... N lines matching" note.
   function trimCauseFrames(err, frames) {
     const cause = safeGet(err, 'cause');
     if (isPrimitive(cause) || !(isNativeError(cause) || isProtoOf(Error.prototype, cause))) return;
     const causeStack = stackString(cause);
     const at = causeStack.indexOf('\n    at');
-    if (at === -1) return;
-    const causeFrames = causeStack.slice(at + 1).split('\n');
+    const causeFrames = at === -1 ? [] : causeStack.slice(at + 1).split('\n');
     for (let i = 0; i < frames.length - 3; i++) {
       const pos = causeFrames.indexOf(frames[i]);
       if (pos === -1 || causeFrames.length - pos <= 3) continue;
@@ -606,15 +546,14 @@
     }
   }
 
-  // ---- Entries ---------------------------------------------------------------------
+  // ---- Entries ----------------------------------------------------------------------------
 
-  function moreItems(n, what = 'item') {
-    return `... ${n} more ${what}${n > 1 ? 's' : ''}`;
-  }
+  const moreItems = (n, what = 'item') => `... ${n} more ${what}${n > 1 ? 's' : ''}`;
+  const shownLength = (ctx, length) => Math.min(Math.max(0, ctx.maxArrayLength), length);
 
   function formatArray(ctx, value, recurseTimes) {
     const length = value.length;
-    const max = Math.min(Math.max(0, ctx.maxArrayLength), length);
+    const max = shownLength(ctx, length);
     const output = [];
     for (let i = 0; i < max && !ctx.exhausted; i++) {
       if (!hasOwn(value, i)) return formatHoleyArray(ctx, value, recurseTimes, max, output, i);
@@ -624,8 +563,8 @@
     return output;
   }
 
-  // Runs of holes print as "<n empty items>". Holes are found by probing; a very long
-  // run (as in `new Array(1e9)`) switches to Object.keys, which lists only what exists.
+  // Runs of holes print as "<n empty items>". Holes are found by probing; a very long run
+  // (as in `new Array(1e9)`) switches to Object.keys, which lists only what exists.
   function formatHoleyArray(ctx, value, recurseTimes, max, output, index) {
     const length = value.length;
     let probes = 1 << 16;
@@ -639,23 +578,14 @@
         }
       }
       if (present === undefined) return length;
-      let lo = 0;
-      let hi = present.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (+present[mid] < from) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo < present.length ? +present[lo] : length;
+      const at = partition(present, (k) => +k < from);
+      return at < present.length ? +present[at] : length;
     };
     while (output.length < max && index < length && !ctx.exhausted) {
       const next = nextPresent(index);
-      if (next > index) {
-        output.push(`<${next - index} empty item${next - index > 1 ? 's' : ''}>`);
-        index = next;
-      } else {
-        output.push(formatProperty(ctx, value, recurseTimes, index++, kArrayType));
-      }
+      if (next > index) output.push(`<${next - index} empty item${next - index > 1 ? 's' : ''}>`);
+      else output.push(formatProperty(ctx, value, recurseTimes, index, kArrayType));
+      index = Math.max(next, index + 1);
     }
     if (index < length) output.push(moreItems(length - index));
     return output;
@@ -663,14 +593,14 @@
 
   function formatTypedArray(ctx, value, recurseTimes) {
     const length = typedArrayLength(value);
-    const max = Math.min(Math.max(0, ctx.maxArrayLength), length);
+    const max = shownLength(ctx, length);
     const output = [];
     for (let i = 0; i < max; i++) output.push(leaf(ctx, formatPrimitive(ctx, value[i])));
     if (length > max) output.push(moreItems(length - max));
     if (ctx.showHidden) {
+      const hidden = [['BYTES_PER_ELEMENT', safeGet(value, 'BYTES_PER_ELEMENT')], ['length', length],
+        ...typedArrayHidden.map(([key, get]) => [key, get(value)])];
       ctx.indentationLvl += 2;
-      const hidden = [['BYTES_PER_ELEMENT', safeGet(value, 'BYTES_PER_ELEMENT')], ['length', length]];
-      for (const [key, get] of typedArrayHidden) hidden.push([key, get(value)]);
       for (const [key, v] of hidden) output.push(`[${key}]: ${formatValue(ctx, v, recurseTimes, true)}`);
       ctx.indentationLvl -= 2;
     }
@@ -684,13 +614,11 @@
     } catch {
       return ['(detached)'];
     }
-    const shown = Math.min(Math.max(0, ctx.maxArrayLength), bytes.length);
     const hex = [];
-    for (let i = 0; i < shown; i++) hex.push(bytes[i].toString(16).padStart(2, '0'));
-    let str = hex.join(' ');
+    for (let i = 0; i < shownLength(ctx, bytes.length); i++) hex.push(bytes[i].toString(16).padStart(2, '0'));
     const remaining = bytes.length - ctx.maxArrayLength;
-    if (remaining > 0) str += ` ${moreItems(remaining, 'byte')}`;
-    return [leaf(ctx, `[Uint8Contents]: <${str}>`)];
+    const more = remaining > 0 ? ` ${moreItems(remaining, 'byte')}` : '';
+    return [leaf(ctx, `[Uint8Contents]: <${hex.join(' ')}${more}>`)];
   }
 
   function formatSet(ctx, value, recurseTimes) {
@@ -704,7 +632,7 @@
   }
 
   function formatCollection(ctx, iterator, next, size, formatEntry) {
-    const max = Math.min(Math.max(0, ctx.maxArrayLength), size);
+    const max = shownLength(ctx, size);
     const output = [];
     ctx.indentationLvl += 2;
     for (let i = 0; i < max && !ctx.exhausted; i++) {
@@ -717,14 +645,14 @@
     return output;
   }
 
-  /** One property: "key: value" (or just the value for array elements). */
+  /** One property as "key: value" (just the value for array elements). */
   function formatProperty(ctx, value, recurseTimes, key, type) {
     let desc;
     if (typeof key === 'object') { // a computed pseudo-property such as ArrayBuffer's byteLength
       desc = { value: key.value, enumerable: true };
       key = key.name;
     } else {
-      // A proxy may list a key without describing it; Node would then call its get trap.
+      // A proxy may list a key it does not describe; Node would then call its get trap.
       desc = getDesc(value, key) || { value: undefined, enumerable: true };
       // V8's built-in error `stack` accessor stands for a data property (as in Node 20).
       if (desc.get !== undefined && desc.get === stackGetter) {
@@ -738,48 +666,34 @@
       ctx.indentationLvl -= 2;
     } else if (desc.get !== undefined) {
       str = desc.set !== undefined ? '[Getter/Setter]' : '[Getter]';
-    } else if (desc.set !== undefined) {
-      str = '[Setter]';
     } else {
-      str = 'undefined';
+      str = desc.set !== undefined ? '[Setter]' : 'undefined';
     }
     if (type === kArrayType) return str;
     let name;
     if (typeof key === 'symbol') name = `[${symToString(key).replace(ESCAPE_ALL, escapeChar)}]`;
     else if (key === '__proto__') name = "['__proto__']";
     else if (desc.enumerable === false) name = `[${key.replace(ESCAPE_ALL, escapeChar)}]`;
-    else if (IDENTIFIER.test(key)) name = key;
-    else name = quote(key);
+    else name = IDENTIFIER.test(key) ? key : quote(key);
     return `${leaf(ctx, name)}: ${str}`;
   }
 
-  // ---- Layout ----------------------------------------------------------------------
+  // ---- Layout -----------------------------------------------------------------------------
 
-  function isBelowBreakLength(ctx, output, start, base) {
-    let total = output.length + start;
-    if (total + output.length > ctx.breakLength) return false;
-    for (const entry of output) {
-      total += entry.length;
-      if (total > ctx.breakLength) return false;
-    }
-    return base === '' || !base.includes('\n');
-  }
-
-  // Node's "compact: 3" rule: up to `compact` innermost levels are combined on one line
-  // if they fit; long arrays are first arranged in aligned columns.
   function reduceToSingleString(ctx, output, base, braces, extrasType, recurseTimes, value) {
     let entriesLength = 0;
     for (const entry of output) entriesLength += entry.length;
     const result = layout(ctx, output, base, braces, extrasType, recurseTimes, value);
-    // The entries were counted already; count what the layout added.
-    ctx.used += result.length - entriesLength;
+    ctx.used += result.length - entriesLength; // entries were counted already
     if (ctx.used > ctx.maxChars) ctx.exhausted = true;
     return result;
   }
 
+  // Node's "compact: 3" rule: up to `compact` innermost levels of objects share a line if
+  // it fits within breakLength; long arrays are first arranged in aligned columns.
   function layout(ctx, output, base, braces, extrasType, recurseTimes, value) {
     const head = base ? `${base} ` : '';
-    if (typeof ctx.compact === 'number' && ctx.compact >= 1) {
+    if (ctx.compact >= 1) {
       const entries = output.length;
       if (extrasType === kArrayExtrasType && entries > 6) output = groupArrayElements(ctx, output, value);
       if (ctx.currentDepth - recurseTimes < ctx.compact && entries === output.length) {
@@ -794,11 +708,20 @@
     return `${head}${braces[0]}${indentation}  ${output.join(`,${indentation}  `)}${indentation}${braces[1]}`;
   }
 
+  function isBelowBreakLength(ctx, output, start, base) {
+    let total = output.length + start;
+    if (total + output.length > ctx.breakLength) return false;
+    for (const entry of output) {
+      total += entry.length;
+      if (total > ctx.breakLength) return false;
+    }
+    return base === '' || !base.includes('\n');
+  }
+
   function isNumericElement(value, i) {
     if (typedArrayName(value) !== undefined) return i < typedArrayLength(value);
     const desc = getDesc(value, i);
-    const v = desc === undefined ? undefined : desc.value;
-    return typeof v === 'number' || typeof v === 'bigint';
+    return desc !== undefined && (typeof desc.value === 'number' || typeof desc.value === 'bigint');
   }
 
   function groupArrayElements(ctx, output, value) {
@@ -815,30 +738,24 @@
       if (maxLength < len) maxLength = len;
     }
     const actualMax = maxLength + separatorSpace;
-    // Group only if at least three columns fit and entries have similar widths.
-    if (actualMax * 3 + ctx.indentationLvl >= ctx.breakLength ||
-        !(totalLength / actualMax > 5 || maxLength <= 6)) {
+    // Group only if at least three columns fit and the entries have similar widths.
+    if (actualMax * 3 + ctx.indentationLvl >= ctx.breakLength || !(totalLength / actualMax > 5 || maxLength <= 6)) {
       return output;
     }
-    // Aim for a roughly square block (characters are ~2.5 times taller than wide).
+    // Aim for a roughly square block (a character is ~2.5 times as tall as wide); the
+    // bias adds columns when entries are short.
     const averageBias = Math.sqrt(actualMax - totalLength / output.length);
     const biasedMax = Math.max(actualMax - 3 - averageBias, 1);
-    const columns = Math.min(
-      Math.round(Math.sqrt(2.5 * biasedMax * outputLength) / biasedMax),
-      Math.floor((ctx.breakLength - ctx.indentationLvl) / actualMax),
-      ctx.compact * 4,
-      15,
-    );
+    const columns = Math.min(Math.round(Math.sqrt(2.5 * biasedMax * outputLength) / biasedMax),
+      Math.floor((ctx.breakLength - ctx.indentationLvl) / actualMax), ctx.compact * 4, 15);
     if (columns <= 1) return output;
     const maxLineLength = [];
     for (let i = 0; i < columns; i++) {
       let lineLength = 0;
-      for (let j = i; j < output.length; j += columns) {
-        if (dataLen[j] > lineLength) lineLength = dataLen[j];
-      }
+      for (let j = i; j < output.length; j += columns) if (dataLen[j] > lineLength) lineLength = dataLen[j];
       maxLineLength.push(lineLength + separatorSpace);
     }
-    // Numbers are right-aligned, everything else left-aligned.
+    // Numbers are right-aligned, anything else left-aligned.
     let padStart = value !== undefined;
     for (let i = 0; padStart && i < output.length; i++) padStart = isNumericElement(value, i);
     const grouped = [];
@@ -850,30 +767,28 @@
         const cell = `${output[j]}, `;
         line += padStart ? cell.padStart(maxLineLength[j - i]) : cell.padEnd(maxLineLength[j - i]);
       }
-      line += padStart ? output[j].padStart(maxLineLength[j - i] - separatorSpace) : output[j];
-      grouped.push(line);
+      grouped.push(line + (padStart ? output[j].padStart(maxLineLength[j - i] - separatorSpace) : output[j]));
     }
     if (ctx.maxArrayLength < output.length) grouped.push(output[outputLength]);
     return grouped;
   }
 
-  // ---- Public API ------------------------------------------------------------------
+  // ---- Public API -------------------------------------------------------------------------
 
   function numberOption(opts, key, fallback) {
-    const desc = getDesc(opts, key);
-    const v = desc === undefined ? undefined : desc.value;
+    const v = safeGet(opts, key);
     if (v === null && key === 'depth') return Infinity;
     return typeof v === 'number' && !numberIsNaN(v) ? v : fallback;
   }
 
   /**
    * Format any value like Node 20's `util.inspect(value, {depth: 4})`, without colors.
-   * Never throws and never runs user code (getters, toString, ...).
+   * Never throws and never runs user code (getters, toString, valueOf, ...).
    * @param {*} value
    * @param {{depth?: number|null, maxArrayLength?: number, maxStringLength?: number,
-   *   breakLength?: number, compact?: number|boolean, showHidden?: boolean,
-   *   maxChars?: number}} [opts] depth null means unlimited; maxChars (default
-   *   1,000,000) caps the whole result, which then ends with a truncation note.
+   *   breakLength?: number, compact?: number|false, showHidden?: boolean, maxChars?: number}} [opts]
+   *   depth null means unlimited; maxChars (default 1,000,000) caps the whole result,
+   *   which then ends with a note that it was truncated.
    * @returns {string}
    */
   function inspect(value, opts) {
@@ -893,29 +808,25 @@
         seen: [],
         circular: undefined,
         protos: new MapCtor(),
-        used: 0,
+        used: 0, // characters of output produced so far (a lower bound)
         exhausted: false,
       };
-      let out = formatValue(ctx, value, 0);
-      if (ctx.exhausted || out.length > ctx.maxChars) {
-        out = `${out.slice(0, ctx.maxChars)}\n... (output truncated at ${ctx.maxChars} characters)`;
-      }
-      return out;
+      const out = formatValue(ctx, value, 0);
+      if (!ctx.exhausted && out.length <= ctx.maxChars) return out;
+      return `${out.slice(0, ctx.maxChars)}\n... (output truncated at ${ctx.maxChars} characters)`;
     } catch {
       return fallbackText(value);
     }
   }
 
-  function formatOne(fn, arg) {
-    // %d, %i and %f never convert objects: that would run their valueOf/toString.
+  // %d, %i and %f: objects are not converted (that would run their valueOf/toString).
+  function formatNumeric(fn, arg) {
     if (typeof arg === 'bigint') return fn === parseFloat ? formatNumber(fn(`${arg}`)) : `${arg}n`;
-    if (typeof arg === 'symbol' || !isPrimitive(arg)) return 'NaN';
-    return formatNumber(fn(arg));
+    return typeof arg === 'symbol' || !isPrimitive(arg) ? 'NaN' : formatNumber(fn(arg));
   }
 
   function formatString(arg, opts) {
-    if (typeof arg === 'number') return formatNumber(arg);
-    if (typeof arg === 'bigint') return `${arg}n`;
+    if (typeof arg === 'number' || typeof arg === 'bigint') return formatPrimitive({}, arg);
     if (typeof arg === 'function') {
       try {
         return fnToString(arg);
@@ -923,8 +834,7 @@
         return inspect(arg, opts);
       }
     }
-    if (isPrimitive(arg)) return String(arg);
-    return inspect(arg, { ...opts, depth: 0 });
+    return isPrimitive(arg) ? String(arg) : inspect(arg, { ...opts, depth: 0 });
   }
 
   function formatJson(arg) {
@@ -938,7 +848,9 @@
   }
 
   /**
-   * `util.format` with inspect options, e.g. for console.log. Never throws.
+   * Node's `util.formatWithOptions`: printf-like `%s %d %i %f %j %o %O %c %%`, other
+   * arguments appended (strings as they are, anything else inspected). Never throws.
+   * Note that `%j` uses JSON.stringify, which may run toJSON methods and getters.
    * @param {object|undefined} opts options for inspect (see inspect)
    * @param {...*} args
    * @returns {string}
@@ -954,28 +866,28 @@
         if (args.length === 1) return first;
         let lastPos = 0;
         for (let i = 0; i < first.length - 1; i++) {
-          if (first.charCodeAt(i) !== 37) continue; // '%'
+          if (first[i] !== '%') continue;
           const next = first[++i];
           if (a + 1 !== args.length) {
             let piece;
             switch (next) {
               case 's': piece = formatString(args[++a], inspectOpts); break;
               case 'j': piece = formatJson(args[++a]); break;
-              case 'd': piece = formatOne(Number, args[++a]); break;
-              case 'i': piece = formatOne(parseInt, args[++a]); break;
-              case 'f': piece = formatOne(parseFloat, args[++a]); break;
+              case 'd': piece = formatNumeric(Number, args[++a]); break;
+              case 'i': piece = formatNumeric(parseInt, args[++a]); break;
+              case 'f': piece = formatNumeric(parseFloat, args[++a]); break;
               case 'O': piece = inspect(args[++a], inspectOpts); break;
               case 'o': piece = inspect(args[++a], { ...inspectOpts, showHidden: true, depth: 4 }); break;
               case 'c': a++; piece = ''; break;
-              case '%':
-                str += first.slice(lastPos, i);
-                lastPos = i + 1;
-                continue;
-              default:
-                continue;
+              case '%': piece = null; break;
+              default: continue;
             }
-            if (lastPos !== i - 1) str += first.slice(lastPos, i - 1);
-            str += piece;
+            if (piece === null) { // "%%"
+              str += first.slice(lastPos, i);
+            } else {
+              if (lastPos !== i - 1) str += first.slice(lastPos, i - 1);
+              str += piece;
+            }
             lastPos = i + 1;
           } else if (next === '%') {
             str += first.slice(lastPos, i);
@@ -988,10 +900,8 @@
           if (lastPos < first.length) str += first.slice(lastPos);
         }
       }
-      for (; a < args.length; a++) {
-        const value = args[a];
-        str += join + (typeof value === 'string' ? value : inspect(value, inspectOpts));
-        join = ' ';
+      for (; a < args.length; a++, join = ' ') {
+        str += join + (typeof args[a] === 'string' ? args[a] : inspect(args[a], inspectOpts));
       }
       return str;
     } catch {
@@ -1000,7 +910,7 @@
   }
 
   /**
-   * Like Node's `util.format(...args)` / what console.log prints. Never throws.
+   * Node's `util.format(...args)`, i.e. what console.log prints. Never throws.
    * @param {...*} args
    * @returns {string}
    */
@@ -1010,10 +920,10 @@
 
   /**
    * JSON text for `value` if it is an object or array that survives a JSON round trip
-   * unchanged: plain objects (Object.prototype or null prototype) and hole-free arrays
-   * with only enumerable data properties, no cycles, and leaves that are strings,
-   * finite numbers other than -0, booleans or null. Otherwise undefined, also when the
-   * text would exceed `maxBytes` characters (default 10,000,000). Never runs user code.
+   * unchanged: plain objects (Object.prototype or null prototype) with only enumerable data
+   * properties, hole-free arrays, no cycles, and leaves that are strings, finite numbers
+   * other than -0, booleans or null. Otherwise undefined, as also when the text would
+   * exceed `maxBytes` characters (default 10,000,000). Never runs user code.
    * @param {*} value
    * @param {number} [maxBytes]
    * @returns {string|undefined}
@@ -1025,11 +935,10 @@
       if (findDesc(Array.prototype, 'toJSON') || findDesc(ObjectProto, 'toJSON')) return undefined;
       const limit = typeof maxBytes === 'number' ? maxBytes : 10000000;
       if (!jsonSafe(value, { size: 0, limit, stack: [] })) return undefined;
-      // Validated: only data properties and plain containers, so this runs no user code.
-      const text = jsonStringify(value);
+      const text = jsonStringify(value); // validated: plain data only, so no user code runs
       return text.length > limit ? undefined : text;
     } catch {
-      return undefined; // e.g. stack overflow on absurdly deep nesting
+      return undefined; // e.g. a stack overflow on absurdly deep nesting
     }
   }
 
@@ -1057,8 +966,8 @@
     const array = isArray(v);
     const proto = getProto(v);
     if (array ? proto !== Array.prototype : proto !== ObjectProto && proto !== null) return false;
-    if (array && state.size + 2 * v.length > state.limit) return false; // "0," per element
-    // Arrays: as many keys as elements means no holes and no (enumerable) extras.
+    if (array && state.size + 2 * v.length > state.limit) return false; // at least "0," each
+    // Arrays: as many keys as elements means no holes and no (enumerable) extra properties.
     const names = array ? objectKeys(v) : ownNames(v);
     if (array && names.length !== v.length) return false;
     state.stack.push(v);
@@ -1074,7 +983,7 @@
   }
 
   let ns = getDesc(globalThis, '__mcp2repl');
-  ns = ns && !isPrimitive(ns.value) ? ns.value : undefined;
+  ns = ns !== undefined && !isPrimitive(ns.value) ? ns.value : undefined;
   if (ns === undefined) {
     ns = {};
     Object.defineProperty(globalThis, '__mcp2repl', {
