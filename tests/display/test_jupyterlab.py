@@ -256,16 +256,29 @@ def run(lab: Lab) -> Iterator[Run]:
                 lambda: page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}?token={lab.token}", wait_until="domcontentloaded", timeout=60_000),
             )
             r.check(f"waiting for the notebook with its {len(CELLS)} cells", lambda: expect(r.cells).to_have_count(len(CELLS), timeout=60_000))
+            # The toolbar's execution indicator says "idle" before the session has a kernel ("No Kernel |
+            # Initializing" in the status bar); Run All then only clears the prompts. The status bar item
+            # names the kernel and its state once the kernel is connected.
+            ready = page.locator("#jp-main-statusbar").get_by_text(f"{KERNELSPEC['display_name']} | Idle", exact=True)
+            r.check("waiting for the kernel to start and be idle", lambda: expect(ready).to_have_count(1, timeout=KERNEL_IDLE_TIMEOUT))
             idle = r.panel.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]')
-            r.check("waiting for the kernel to start and be idle", lambda: expect(idle).to_have_count(1, timeout=KERNEL_IDLE_TIMEOUT))
+            r.check("waiting for the execution indicator to be idle", lambda: expect(idle).to_have_count(1, timeout=OUTPUT_TIMEOUT))
 
             def run_all() -> None:
                 page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
                 page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
 
-            r.check("choosing Run > Run All Cells", run_all)
-            # A finished cell shows its execution count in the input prompt; a fresh kernel counts 1, 2, 3, 4.
+            # A queued cell shows [*]: and a finished one its execution count; a fresh kernel counts 1, 2, 3, 4.
             prompts = r.cells.locator(".jp-InputArea-prompt")
+            started = re.compile(r"^\[(\*|1)\]:$")
+            r.check("choosing Run > Run All Cells", run_all)
+            try:
+                expect(prompts.first).to_have_text(started, timeout=15_000)
+            except AssertionError:
+                # Nothing was queued (still "[ ]:"): the kernel was not attached yet after all. Nothing ran, so try once more.
+                print("[jupyterlab test] Run All Cells queued nothing; choosing it again", file=sys.stderr)
+                r.check("choosing Run > Run All Cells a second time", run_all)
+                r.check("waiting for the first cell to be queued", lambda: expect(prompts.first).to_have_text(started, timeout=15_000))
             done = [f"[{n}]:" for n in range(1, len(CELLS) + 1)]
             r.check("waiting for the first cell to finish", lambda: expect(prompts.first).to_have_text(done[0], timeout=FIRST_OUTPUT_TIMEOUT))
             r.check("waiting for all cells to finish", lambda: expect(prompts).to_have_text(done, timeout=OUTPUT_TIMEOUT))
@@ -282,8 +295,9 @@ IMAGES_DECODED = "[...document.querySelectorAll('.jp-OutputArea-output img')].ev
 
 
 def test_kernel_name_shown(run: Run) -> None:
+    name = KERNELSPEC["display_name"]
     for where, locator in (("toolbar", run.panel.locator(".jp-Toolbar-kernelName")), ("status bar", run.page.locator("#jp-main-statusbar"))):
-        run.check(f"checking the kernel name in the {where}", lambda locator=locator: expect(locator).to_contain_text("JavaScript (mcp2repl)"))
+        run.check(f"checking the kernel name in the {where}", lambda locator=locator: expect(locator).to_contain_text(name))
 
 
 def test_no_cell_failed(run: Run) -> None:
@@ -293,6 +307,7 @@ def test_no_cell_failed(run: Run) -> None:
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="product bug: api.print sends text/html and application/json together, and JupyterLab's JSON renderer "
     "(rank 0) outranks text/html (rank 50), so the table is shown as a collapsed JSON tree",
 )
@@ -319,7 +334,6 @@ def test_object_result_uses_json_viewer(run: Run) -> None:
     run.check("looking for JupyterLab's JSON viewer in cell 3", lambda: expect(viewer).to_have_count(1, timeout=OUTPUT_TIMEOUT))
     run.check("checking the JSON viewer's content", lambda: expect(viewer).to_contain_text("json viewer"))
     run.check("checking the JSON viewer shows the top-level keys", lambda: expect(viewer).to_contain_text("nested"))
-    print("[jupyterlab test] JSON viewer DOM:", viewer.evaluate("el => el.outerHTML")[:3000])
 
 
 def test_api_html_renders_element(run: Run) -> None:

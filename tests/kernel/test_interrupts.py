@@ -180,3 +180,14 @@ def test_kernelspec_runs_with_installing_interpreter() -> None:
     assert spec.language == "javascript"
     assert spec.interrupt_mode == "message"
     assert os.path.samefile(spec.argv[0], os.sys.executable)
+
+
+def test_completion_offsets_count_code_points(kernel: Session) -> None:
+    code = "const 𝒳 = 'é'; Math.P"
+    msg_id = kernel.kc.complete(code, len(code))
+    reply = kernel.kc.get_shell_msg(timeout=5)
+    while reply["parent_header"]["msg_id"] != msg_id:
+        reply = kernel.kc.get_shell_msg(timeout=5)
+    content = reply["content"]
+    assert content["matches"] == ["PI"]
+    assert (content["cursor_start"], content["cursor_end"]) == (len(code) - 1, len(code))
