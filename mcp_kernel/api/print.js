@@ -35,7 +35,7 @@
         data["text/plain"] = await ns.call("api.textTable", { rows: env.value });
       } catch (_) { /* keep the inspect view */ }
     }
-    const json = ns.jsonValue(env.value);
+    const json = isRecords(env.value) ? undefined : ns.jsonValue(env.value); // records: the table (see render.js)
     if (json !== undefined) data["application/json"] = JSON.parse(json);
     const extra = notes(env);
     if (extra.length) {

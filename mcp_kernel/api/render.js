@@ -118,10 +118,9 @@
       };
     }
     if (Array.isArray(value) && value.length && value.every(isPlain)) {
-      const data = { "text/plain": ns.inspect(value), "text/html": table(value) };
-      const json = ns.jsonValue(value);
-      if (json !== undefined) data["application/json"] = JSON.parse(json);
-      return data;
+      // No application/json here: JupyterLab ranks its JSON viewer above HTML, and for records
+      // the table is the view people want (everything else keeps the JSON viewer).
+      return { "text/plain": ns.inspect(value), "text/html": table(value) };
     }
     return undefined;
   };

@@ -93,9 +93,11 @@ def test_print_records_table_json_and_html(k: Kernel) -> None:
     [out] = outs  # the envelope returned as the cell's result shows nothing more
     assert out["type"] == "display_data"
     assert out["data"]["text/plain"] == "id   n\n──────\na    1\nb    2"
-    assert out["data"]["application/json"] == [{"id": "a", "n": 1}, {"id": "b", "n": 2}]
+    assert "application/json" not in out["data"]  # JupyterLab would prefer its JSON viewer to the table
     assert out["data"]["text/html"].startswith('<table class="mcp2repl-table"><thead><tr><th>id</th><th>n</th></tr>')
-    assert out["metadata"] == {"application/json": {"expanded": False}}
+    [other] = k.outputs("await api.print({ id: 'a', tags: [1, 2] })")
+    assert other["data"]["application/json"] == {"id": "a", "tags": [1, 2]}
+    assert other["metadata"] == {"application/json": {"expanded": False}}
 
 
 def test_print_cut_saves_artifact_and_view_is_reproducible(k: Kernel) -> None:

@@ -123,7 +123,9 @@ def _wait_for_server(lab: Lab) -> None:
         except (OSError, urllib.error.URLError) as e:
             last = e
         time.sleep(0.25)
-    pytest.fail(f"jupyter lab did not answer /api/status within {SERVER_START_TIMEOUT} s (last error: {last}).\n--- server log ---\n{lab.log_tail()}")
+    pytest.fail(
+        f"jupyter lab did not answer /api/status within {SERVER_START_TIMEOUT} s (last error: {last}).\n--- server log ---\n{lab.log_tail()}"
+    )
 
 
 def _shutdown(lab: Lab) -> None:
@@ -195,7 +197,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         argv.append("--ServerApp.allow_root=True")  # CI containers run as root
     with log.open("wb") as out:
-        proc = subprocess.Popen(argv, env=env, cwd=dirs["root"], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            argv, env=env, cwd=dirs["root"], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
     lab = Lab(url=f"http://127.0.0.1:{port}", token=token, root=dirs["root"], log=log, proc=proc)
     try:
         _wait_for_server(lab)
@@ -248,14 +252,16 @@ def run(lab: Lab) -> Iterator[Run]:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = browser.new_page(viewport={"width": 1400, "height": 1300})
             page.on("pageerror", lambda e: print(f"[browser pageerror] {e}", file=sys.stderr))
             r = Run(lab, page)
             r.check(
                 "loading JupyterLab",
                 lambda: page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}?token={lab.token}", wait_until="domcontentloaded", timeout=60_000),
             )
-            r.check(f"waiting for the notebook with its {len(CELLS)} cells", lambda: expect(r.cells).to_have_count(len(CELLS), timeout=60_000))
+            r.check(
+                f"waiting for the notebook with its {len(CELLS)} cells", lambda: expect(r.cells).to_have_count(len(CELLS), timeout=60_000)
+            )
             # The toolbar's execution indicator says "idle" before the session has a kernel ("No Kernel |
             # Initializing" in the status bar); Run All then only clears the prompts. The status bar item
             # names the kernel and its state once the kernel is connected.
@@ -280,12 +286,16 @@ def run(lab: Lab) -> Iterator[Run]:
                 r.check("choosing Run > Run All Cells a second time", run_all)
                 r.check("waiting for the first cell to be queued", lambda: expect(prompts.first).to_have_text(started, timeout=15_000))
             done = [f"[{n}]:" for n in range(1, len(CELLS) + 1)]
-            r.check("waiting for the first cell to finish", lambda: expect(prompts.first).to_have_text(done[0], timeout=FIRST_OUTPUT_TIMEOUT))
+            r.check(
+                "waiting for the first cell to finish", lambda: expect(prompts.first).to_have_text(done[0], timeout=FIRST_OUTPUT_TIMEOUT)
+            )
             r.check("waiting for all cells to finish", lambda: expect(prompts).to_have_text(done, timeout=OUTPUT_TIMEOUT))
             r.check("waiting for the kernel to be idle again", lambda: expect(idle).to_have_count(1, timeout=OUTPUT_TIMEOUT))
             r.check("waiting for the cover image to decode", lambda: page.wait_for_function(IMAGES_DECODED, timeout=OUTPUT_TIMEOUT))
             page.screenshot(path=str(SCREENSHOT), full_page=True)
-            print(f"[jupyterlab test] all cells ran {time.monotonic() - r.started:.1f} s after opening the notebook; screenshot: {SCREENSHOT}")
+            print(
+                f"[jupyterlab test] all cells ran {time.monotonic() - r.started:.1f} s after opening the notebook; screenshot: {SCREENSHOT}"
+            )
             yield r
         finally:
             browser.close()
@@ -296,7 +306,10 @@ IMAGES_DECODED = "[...document.querySelectorAll('.jp-OutputArea-output img')].ev
 
 def test_kernel_name_shown(run: Run) -> None:
     name = KERNELSPEC["display_name"]
-    for where, locator in (("toolbar", run.panel.locator(".jp-Toolbar-kernelName")), ("status bar", run.page.locator("#jp-main-statusbar"))):
+    for where, locator in (
+        ("toolbar", run.panel.locator(".jp-Toolbar-kernelName")),
+        ("status bar", run.page.locator("#jp-main-statusbar")),
+    ):
         run.check(f"checking the kernel name in the {where}", lambda locator=locator: expect(locator).to_contain_text(name))
 
 
@@ -305,12 +318,6 @@ def test_no_cell_failed(run: Run) -> None:
     run.check("checking that no cell printed an error", lambda: expect(errors).to_have_count(0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="product bug: api.print sends text/html and application/json together, and JupyterLab's JSON renderer "
-    "(rank 0) outranks text/html (rank 50), so the table is shown as a collapsed JSON tree",
-)
 def test_records_render_as_table(run: Run) -> None:
     table = run.output(0).locator("table.mcp2repl-table")
     # The cell has finished (see `run`): no long wait here.
@@ -341,3 +348,5 @@ def test_api_html_renders_element(run: Run) -> None:
     run.check("looking for the api.html element in cell 4", lambda: expect(html).to_have_text("bold from JS", timeout=OUTPUT_TIMEOUT))
     tag = run.check("reading the element's tag", lambda: html.evaluate("el => el.tagName"))
     assert tag == "B", f"#mcp2repl-html-check is a <{tag.lower()}>, expected <b>"
+    # The handle api.html returns is the cell's last value, and shows nothing: no "Out[4]" after the HTML.
+    run.check("checking that cell 4 shows only the HTML", lambda: expect(run.output(3)).to_have_count(1))
