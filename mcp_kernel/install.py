@@ -29,7 +29,6 @@ def kernel_json(display_name: str = DISPLAY_NAME, env: dict[str, str] | None = N
         "language": "javascript",
         "interrupt_mode": "message",
         "metadata": {"debugger": False},
-        "kernel_protocol_version": "5.5",
     }
     if env:
         spec["env"] = env

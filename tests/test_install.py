@@ -24,7 +24,6 @@ def test_prefix_install_writes_spec_and_logos(tmp_path: Path) -> None:
         "language": "javascript",
         "interrupt_mode": "message",
         "metadata": {"debugger": False},
-        "kernel_protocol_version": "5.5",
         "env": {"MCP2REPL_TIMEOUT": "30"},
     }
     for logo in ("logo-32x32.png", "logo-64x64.png", "logo-svg.svg"):
