@@ -35,8 +35,10 @@
         data["text/plain"] = await ns.call("api.textTable", { rows: env.value });
       } catch (_) { /* keep the inspect view */ }
     }
-    const json = isRecords(env.value) ? undefined : ns.jsonValue(env.value); // records: the table (see render.js)
+    // Records: no JSON, so JupyterLab shows the table rather than its (higher-ranked) JSON viewer.
+    const json = isRecords(env.value) ? undefined : ns.jsonValue(env.value);
     if (json !== undefined) data["application/json"] = JSON.parse(json);
+    else delete data["application/json"];
     const extra = notes(env);
     if (extra.length) {
       data["text/plain"] += "\n" + extra.join("\n");

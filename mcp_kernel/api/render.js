@@ -118,9 +118,12 @@
       };
     }
     if (Array.isArray(value) && value.length && value.every(isPlain)) {
-      // No application/json here: JupyterLab ranks its JSON viewer above HTML, and for records
-      // the table is the view people want (everything else keeps the JSON viewer).
-      return { "text/plain": ns.inspect(value), "text/html": table(value) };
+      // A cell result keeps application/json (agents read it; JupyterLab shows its JSON viewer,
+      // which it ranks above HTML); api.print drops it so the table is what Lab shows.
+      const data = { "text/plain": ns.inspect(value), "text/html": table(value) };
+      const json = ns.jsonValue(value);
+      if (json !== undefined) data["application/json"] = JSON.parse(json);
+      return data;
     }
     return undefined;
   };

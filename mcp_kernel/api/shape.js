@@ -84,13 +84,15 @@
       for (const [name, child] of node.fields) {
         if (!hasOwn(v, name) || (node.omit && node.omit.has(name))) continue;
         const r = applyNode(v[name], child);
-        if (r !== MISSING) out[name] = r;
+        if (r !== MISSING) setField(out, name, r);
       }
     } else {
-      for (const name of Object.keys(v)) if (!node.omit.has(name)) out[name] = v[name];
+      for (const name of Object.keys(v)) if (!node.omit.has(name)) setField(out, name, v[name]);
     }
     return out;
   }
+  // An own "__proto__" field (JSON.parse makes those) must stay a field, not become the prototype.
+  const setField = (o, k, x) => (k === "__proto__" ? Object.defineProperty(o, k, { value: x, enumerable: true, writable: true, configurable: true }) : (o[k] = x));
 
   function applyNode(v, node) {
     if (node === KEEP) return v;
@@ -113,7 +115,9 @@
    *   {$pick: ["a", "b"]}      keep just these fields    {$omit: ["x"]}  drop these fields
    *   {$slice: 3}              first 3 items (-3: the last 3; [start, end] also accepted); on strings too
    *   {$items: spec}           project each array item (after $slice)
-   *   {$path: "a.b.0.c"}       go to that value first (numeric segments index arrays, -1 is the last item)
+   *   {$path: "a.b.0.c"}       go to that value first (numeric segments index arrays, -1 is the last item;
+   *                            an array of segments also works)
+   * Fields whose names start with "$" can only be selected with $pick.
    * An object spec with fields applied to an array applies to each element, so
    * `api.project(rows, {$slice: 2, title: true})` gives the titles of the first two rows.
    * Numbers, null, Dates, Maps and other exotic values are kept whole.
@@ -198,7 +202,8 @@
       const code = s.charCodeAt(m - 1);
       if (code >= 0xd800 && code <= 0xdbff) m -= 1; // do not split a surrogate pair
       const tail = `…(${plural(s.length - m, "more char")})`;
-      if (m + tail.length < s.length) { s = s.slice(0, m) + tail; noteCut(st, "strings", 1); }
+      // Cut only when it saves a fifth or more: "…(9 more chars)" markers cost more than they save.
+      if (m + tail.length <= s.length * 0.8) { s = s.slice(0, m) + tail; noteCut(st, "strings", 1); }
     }
     if (st.out.length + s.length + 2 > st.budget) throw OVER; // before escaping a huge string
     emit(st, JSON.stringify(s));
@@ -431,8 +436,8 @@
       if (f.done) continue;
       if (used + cost(f, f.size) <= budget) { used += cost(f, f.size); picked.push(f); continue; }
       const room = budget - used - cost(f, 0);
-      const h = room >= 2 ? hintFor(f.v, room, notes, where + segment(f.k), level + 1) : null;
-      if (h && h.spec !== true && f.k[0] !== "$") { used += cost(f, h.size); sub[f.k] = h.spec; }
+      const h = room >= 2 && f.k[0] !== "$" ? hintFor(f.v, room, notes, where + segment(f.k), level + 1) : null;
+      if (h && h.spec !== true) { used += cost(f, h.size); sub[f.k] = h.spec; }
     }
     if (!picked.length && !Object.keys(sub).length) return null; // nothing worth keeping
     picked.sort((a, b) => a.i - b.i);

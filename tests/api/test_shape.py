@@ -24,7 +24,9 @@ def mr() -> Iterator[MiniRacer]:
     ctx = MiniRacer()
     for name in SCRIPTS:
         ctx.eval((ROOT / name).read_text())
-    ctx.eval("var F = (v, n) => __mcp2repl.shape.fit(v, n), E = (v, o) => __mcp2repl.shape.envelope(v, o), P = (v, p) => api.project(v, p);")
+    ctx.eval(
+        "var F = (v, n) => __mcp2repl.shape.fit(v, n), E = (v, o) => __mcp2repl.shape.envelope(v, o), P = (v, p) => api.project(v, p);"
+    )
     yield ctx
     ctx.close()  # an unclosed context with a large heap can stall interpreter exit
 
@@ -144,13 +146,19 @@ ERROR_CASES = [
     ("P({})", "api.project: the projection at projection must be true or an object, got undefined"),
     ("P({}, null)", "api.project: the projection at projection must be true or an object, got null"),
     ("P([], {$slice: 1.5})", "api.project: projection.$slice must be an integer n (negative: the last n) or [start, end], got 1.5"),
-    ("P([], {$slice: [1, 2, 3]})", "api.project: projection.$slice must be an integer n (negative: the last n) or [start, end], got an array"),
+    (
+        "P([], {$slice: [1, 2, 3]})",
+        "api.project: projection.$slice must be an integer n (negative: the last n) or [start, end], got an array",
+    ),
     ("P([], {$slice: '2'})", 'api.project: projection.$slice must be an integer n (negative: the last n) or [start, end], got "2"'),
     ("P({}, {$pick: 'a'})", 'api.project: projection.$pick must be an array of field names, got "a"'),
     ("P({}, {$omit: [1]})", "api.project: projection.$omit must be an array of field names, got an array"),
     ("P({}, {$path: 3})", 'api.project: projection.$path must be a dotted path string such as "a.b.0.c", got 3'),
     ("P([], {$items: true, a: true})", "api.project: projection combines $items with field selections; put the fields inside $items"),
-    ("P([], {$items: false})", "api.project: the projection at projection.$items must be true or an object, got false (to drop fields use $omit)"),
+    (
+        "P([], {$items: false})",
+        "api.project: the projection at projection.$items must be true or an object, got false (to drop fields use $omit)",
+    ),
 ]
 
 
@@ -181,9 +189,19 @@ FIT_CASES = [
         ["body: string shortened"],
     ),
     # depth: deep values become markers
-    ("{a: {b: {c: {d: {e: 1}}}}, f: [[[[1]]]]}", 40, '{"a":{"b":"{…1 key}"},"f":["[…1 item]"]}', ["a.b: value collapsed (too deep)", "f[*]: value collapsed (too deep)"]),
+    (
+        "{a: {b: {c: {d: {e: 1}}}}, f: [[[[1]]]]}",
+        40,
+        '{"a":{"b":"{…1 key}"},"f":["[…1 item]"]}',
+        ["a.b: value collapsed (too deep)", "f[*]: value collapsed (too deep)"],
+    ),
     # keys beyond k
-    ("Object.fromEntries(Array.from({length: 30}, (_, i) => ['k' + i, i]))", 60, '{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"…":"25 more keys"}', ["(root): 25 more keys"]),
+    (
+        "Object.fromEntries(Array.from({length: 30}, (_, i) => ['k' + i, i]))",
+        60,
+        '{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"…":"25 more keys"}',
+        ["(root): 25 more keys"],
+    ),
     # surrogate pairs are not split
     ("'😀'.repeat(50)", 40, '"' + "😀" * 11 + '…(78 more chars)"', ["(root): string shortened"]),
     # paths that are not identifiers
@@ -260,7 +278,9 @@ def test_fit_too_large(mr: MiniRacer) -> None:
             "the result fits in 60 characters.",
         },
     }
-    fitted = run(mr, "JSON.stringify(P({meta: {q: 'x', n: 3}, big: 'y'.repeat(200), list: [1]}, {$pick: ['meta'], big: {$slice: 27}})).length")
+    fitted = run(
+        mr, "JSON.stringify(P({meta: {q: 'x', n: 3}, big: 'y'.repeat(200), list: [1]}, {$pick: ['meta'], big: {$slice: 27}})).length"
+    )
     assert fitted <= 60
     nothing = run(mr, "F({s: 'x'.repeat(10)}, 5)")
     assert nothing["hint"]["projection"] is None and nothing["largeFields"] == [{"path": "s", "chars": 12}]
@@ -301,7 +321,13 @@ def test_envelope_shapes(mr: MiniRacer) -> None:
         "cut": False,
     }
     cut = run(mr, "E({a: Array.from({length: 20}, (_, i) => i + 1), b: 'hello'}, {maxChars: 40})")
-    assert cut == {"ok": True, "value": {"a": [1, 2, "…18 more items"], "b": "hello"}, "chars": 40, "cut": True, "omitted": ["a: 18 more items"]}
+    assert cut == {
+        "ok": True,
+        "value": {"a": [1, 2, "…18 more items"], "b": "hello"},
+        "chars": 40,
+        "cut": True,
+        "omitted": ["a: 18 more items"],
+    }
     refused = run(mr, "E({a: Array.from({length: 20}, (_, i) => i + 1), b: 'hello'}, {maxChars: 40, fit: false})")
     assert refused["ok"] is False and refused["error"] == "ResultTooLarge" and refused["chars"] == 70
     assert refused["hint"]["projection"] == {"$pick": ["b"], "a": {"$slice": 10}}
@@ -343,7 +369,13 @@ paths = st.sampled_from(["a", "0", "-1", "a.b", "a.0", "tags.1", "", "title", "l
 def spec_strategy() -> st.SearchStrategy[Any]:
     ops = st.fixed_dictionaries({}, optional={"$slice": slices, "$path": paths})
     record_ops = st.fixed_dictionaries(
-        {}, optional={"$slice": slices, "$path": paths, "$pick": st.lists(st.sampled_from(KEYS), max_size=3), "$omit": st.lists(st.sampled_from(KEYS), max_size=2)}
+        {},
+        optional={
+            "$slice": slices,
+            "$path": paths,
+            "$pick": st.lists(st.sampled_from(KEYS), max_size=3),
+            "$omit": st.lists(st.sampled_from(KEYS), max_size=2),
+        },
     )
 
     def extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -423,7 +455,9 @@ def ref_project(v: Any, spec: Any) -> Any:
     return ref_record(v, spec) if record else v
 
 
-PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+PROPERTY_SETTINGS = settings(
+    max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 @PROPERTY_SETTINGS
@@ -522,3 +556,12 @@ def test_fit_one_megabyte_quickly(mr: MiniRacer) -> None:
     elapsed = time.perf_counter() - start
     assert len(result["json"]) <= 20000 and len(result["json"]) > 15000
     assert elapsed < 2, f"fit of 1 MB took {elapsed:.3f} s"
+
+
+def test_project_keeps_a_proto_field_a_field(mr: MiniRacer) -> None:
+    assert run(
+        mr,
+        """(() => { const v = JSON.parse('{"__proto__": {"x": 1}, "a": 2}');
+      const r = P(v, {$omit: ['a']}); const q = P(v, JSON.parse('{"__proto__": true}'));
+      return [Object.keys(r), Object.getPrototypeOf(r) === Object.prototype, r.x, Object.keys(q)]; })()""",
+    ) == [["__proto__"], True, None, ["__proto__"]]
