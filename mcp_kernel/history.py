@@ -39,6 +39,7 @@ class History:
             target.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(str(target), timeout=5, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # no fsync per cell: history is not precious data
             db.execute(
                 "CREATE TABLE IF NOT EXISTS history (session INTEGER, line INTEGER, source TEXT, output TEXT, PRIMARY KEY (session, line))"
             )

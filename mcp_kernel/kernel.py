@@ -14,7 +14,9 @@ Three things here are not obvious from the wrapper-kernel recipe:
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
+import re
 import signal
 import sys
 import threading
@@ -22,7 +24,7 @@ import uuid
 from collections import OrderedDict
 from contextvars import copy_context
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ipykernel._version import kernel_protocol_version
 from ipykernel.kernelbase import Kernel
@@ -36,7 +38,13 @@ from .engine import Engine, introspection
 from .engine.completeness import classify
 from .history import History
 from .servers import completion as tool_completion
-from .servers.manager import ServerManager
+from .servers.config import LoadedConfig, banner_lines, effective_servers, load_config
+
+if TYPE_CHECKING:
+    from .servers.manager import ServerManager
+
+#: Cells that may touch MCP servers wait until the server layer is loaded; others do not.
+_USES_SERVERS = re.compile(r"\b(?:mcp|tools|api)\b")
 
 #: Shell requests answered even while a cell runs: they only read state.
 CONCURRENT_REQUESTS = {
@@ -145,14 +153,16 @@ class MCPKernel(Kernel):
         self._parents: OrderedDict[str, tuple[dict[str, Any], bool]] = OrderedDict()
         self._traces: dict[str, CellTrace] = {}
         self._reply_calls: dict[str, list[dict[str, Any]]] = {}
-        self._display_ids: set[str] = set()
         self._silent_count = 0
         self._v8 = v8_version()
-        self.servers = ServerManager(self.engine, self._tell)
+        # The MCP layer (the SDK takes ~0.6 s to import) is loaded in the background at boot,
+        # so a first cell that needs no server does not wait for it.
+        self.servers: ServerManager | None = None
+        self._servers_loaded: asyncio.Future[None] | None = None
+        self._config: LoadedConfig | None = None
         self.artifacts = ArtifactStore()
         self.engine.set_context_script("limits", f"__mcp2repl.maxOutputChars = {max(200, self.max_output_chars)}")
         api_handlers.register(self.engine, self.artifacts)
-        self.servers.trace_for = self._traces.get
         self._terminal_sessions: set[str] = set()
 
     # ---- start-up -------------------------------------------------------------------------
@@ -167,20 +177,39 @@ class MCPKernel(Kernel):
         loop = asyncio.get_running_loop()
         # Signal-mode clients and `kill -INT`: stop JS, never raise KeyboardInterrupt.
         loop.add_signal_handler(signal.SIGINT, self.engine.interrupt)
-        # servers start concurrently with V8 and with each other; cells wait only for what they use
-        try:
-            self.servers.load(
+        self._servers_loaded = loop.create_future()
+        try:  # cheap (no MCP imports): lets the banner list the servers while the SDK loads
+            self._config = load_config(
                 explicit=self.mcp_config or None,
                 cwd=Path.cwd(),
                 profile=os.environ.get("MCP2REPL_PROFILE") or None,
                 only=os.environ.get("MCP2REPL_SERVER") or None,
             )
         except Exception:
-            self.log.exception("could not load the MCP server configuration")
+            self.log.exception("could not read the MCP server configuration")
         try:
             await self.engine.start()
         except Exception:
             self.log.exception("could not start the JavaScript engine")
+        try:
+            # servers then start concurrently with each other; cells wait only for what they use
+            module = await asyncio.to_thread(importlib.import_module, "mcp_kernel.servers.manager")
+            servers = module.ServerManager(self.engine, self._tell)
+            servers.trace_for = self._traces.get
+            self.servers = servers
+            servers.load(self._config)
+        except Exception:
+            self.log.exception("could not load the MCP server configuration")
+        finally:
+            self._servers_loaded.set_result(None)
+
+    def _pending_banner(self) -> list[str]:
+        """Banner lines before the MCP layer is loaded: every server is still starting."""
+        if self._config is None:
+            return ["MCP servers: loading…"]
+        source, specs = effective_servers(self._config)
+        rows = [(s.name, s.transport, "error" if s.error else "starting", None, s.error) for s in specs]
+        return banner_lines(source, self._config, rows)
 
     def _tell(self, cell: str | None, text: str) -> None:
         """A kernel notice for the user: on the given cell's stderr, else the running cell's."""
@@ -213,7 +242,8 @@ class MCPKernel(Kernel):
         return (
             f"mcp2repl {__version__}: JavaScript (V8 {self._v8}) in one persistent context.\n"
             "Cells are async: top-level await works, the last expression is the result.\n"
-            "No file system, network or process access from JS; MCP tools are the way out.\n" + "\n".join(self.servers.status_lines())
+            "No file system, network or process access from JS; MCP tools are the way out.\n"
+            + "\n".join(self.servers.status_lines() if self.servers else self._pending_banner())
         )
 
     @property
@@ -310,7 +340,12 @@ class MCPKernel(Kernel):
     ) -> dict[str, Any]:
         if code.strip() in EXIT_WORDS and not silent:
             # what IPython does for `exit`: jupyter console then leaves (and stops the kernel)
-            return {"status": "ok", "execution_count": self.execution_count, "payload": [{"source": "ask_exit", "keepkernel": False}], "user_expressions": {}}
+            return {
+                "status": "ok",
+                "execution_count": self.execution_count,
+                "payload": [{"source": "ask_exit", "keepkernel": False}],
+                "user_expressions": {},
+            }
         if silent:
             self._silent_count += 1
             cell = f"cell[-{self._silent_count}]"
@@ -323,6 +358,9 @@ class MCPKernel(Kernel):
         trace = self._new_trace(cell, parent, silent)
         ticker = asyncio.ensure_future(_tick(trace))
         try:
+            loading = self._servers_loaded
+            if loading is not None and not loading.done() and _USES_SERVERS.search(code):
+                await asyncio.shield(loading)
             outcome = await self.engine.run_cell(code, cell, time_limit=self.timeout or None)
         finally:
             ticker.cancel()
@@ -382,7 +420,7 @@ class MCPKernel(Kernel):
 
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
         cursor = len(code) if cursor_pos is None else cursor_pos
-        found = tool_completion.complete(code, cursor, self.servers.catalog, self.servers.observed)
+        found = tool_completion.complete(code, cursor, self.servers.catalog, self.servers.observed) if self.servers else None
         if found is None:
             found = await introspection.complete(self.engine, code, cursor)
         return {
@@ -394,7 +432,7 @@ class MCPKernel(Kernel):
         }
 
     async def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()) -> dict[str, Any]:
-        data = tool_completion.inspect(code, cursor_pos, self.servers.catalog, self.servers.observed)
+        data = tool_completion.inspect(code, cursor_pos, self.servers.catalog, self.servers.observed) if self.servers else None
         if data is None:
             data = await introspection.inspect(self.engine, code, cursor_pos)
         return {"status": "ok", "found": data is not None, "data": data or {}, "metadata": {}}
@@ -430,7 +468,8 @@ class MCPKernel(Kernel):
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:
         await self.engine.close()
-        await self.servers.close()
+        if self.servers is not None:
+            await self.servers.close()
         # ipykernel 7.4 can hang while tearing down (its control thread blocks flushing to an
         # IOPub thread that already stopped), and clients then wait 2.5 s and SIGTERM us. All
         # our state is closed by now, so leave promptly if the normal exit stalls.

@@ -514,3 +514,43 @@ def _apply_rule(spec: ServerSpec, rule: object, profile: str, ctx: _Ctx) -> Serv
         return replace(spec, tool_filter=ToolFilter(_selectors(rule, where), spec.tool_filter.deny))
     except _Problem as p:
         return replace(spec, error=ctx.say(spec.name, *p.args))
+
+
+# ---- what the kernel starts, and how the banner lists it -------------------------------------
+
+DEMO_NAME = "demo"
+
+
+def demo_spec() -> ServerSpec:
+    """The built-in demo server, used when no config exists anywhere."""
+    import sys
+
+    return ServerSpec(
+        name=DEMO_NAME,
+        transport="stdio",
+        command=sys.executable,
+        args=["-m", "mcp_kernel.demo_server"],
+        description="built-in demo: a small bookshop (search, fetch, aggregate, images, progress)",
+    )
+
+
+def effective_servers(config: LoadedConfig) -> tuple[str, list[ServerSpec]]:
+    """Where the servers come from (for the banner) and their specs: the demo when nothing is configured."""
+    if config.source is None and not config.problems:
+        return "built-in demo (no config found)", [demo_spec()]
+    return (str(config.source) if config.source else "none"), list(config.servers.values())
+
+
+def banner_lines(source: str, config: LoadedConfig | None, rows: list[tuple[str, str, str, int | None, str | None]]) -> list[str]:
+    """``MCP servers from …`` and a line per server: (name, transport, state, tool count, error)."""
+    lines = [f"MCP servers from {source}:"]
+    for name, transport, state, tools, error in rows:
+        count = f", {tools} tools" if tools is not None else ""
+        why = f": {error}" if error else ""
+        lines.append(f"  {name} ({transport}) {state}{count}{why}")
+    if config is not None:
+        lines += [f"  config problem: {p}" for p in config.problems]
+        lines += [f"  config warning: {w}" for w in config.warnings]
+    if not rows:
+        lines.append("  (none)")
+    return lines

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import json
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,24 +23,11 @@ from ..calltrace import CellTrace
 from ..engine import BridgeError, CallContext, Engine
 from . import discovery
 from .catalog import Catalog, ToolEntry, ToolLookupError
-from .config import LoadedConfig, ServerSpec, load_config, parse_spec
+from .config import DEMO_NAME, LoadedConfig, ServerSpec, banner_lines, effective_servers, parse_spec
 from .connection import Events, ServerConnection, ServerUnavailable
 from .typescript import Shape, observe
 
-DEMO_NAME = "demo"
-
 Tell = Callable[[str | None, str], None]  # (cell or None for "the running cell", text)
-
-
-def demo_spec() -> ServerSpec:
-    """The built-in demo server, used when no config exists anywhere."""
-    return ServerSpec(
-        name=DEMO_NAME,
-        transport="stdio",
-        command=sys.executable,
-        args=["-m", "mcp_kernel.demo_server"],
-        description="built-in demo: a small bookshop (search, fetch, aggregate, images, progress)",
-    )
 
 
 class ServerManager:
@@ -65,16 +51,10 @@ class ServerManager:
 
     # ---- start-up -----------------------------------------------------------------------------
 
-    def load(self, explicit: str | None, cwd: Path, profile: str | None, only: str | None) -> None:
-        """Read the config (or fall back to the demo server) and start every server concurrently."""
-        config = load_config(explicit=explicit, cwd=cwd, profile=profile, only=only)
+    def load(self, config: LoadedConfig) -> None:
+        """Start every configured server (or the demo when nothing is configured), concurrently."""
         self.config = config
-        specs = list(config.servers.values())
-        if config.source is None and not config.problems:
-            specs = [demo_spec()]
-            self.source = "built-in demo (no config found)"
-        else:
-            self.source = str(config.source) if config.source else "none"
+        self.source, specs = effective_servers(config)
         for spec in specs:
             self._add(spec)
         self._publish()
@@ -105,17 +85,17 @@ class ServerManager:
                 await asyncio.wait_for(asyncio.gather(*waits, return_exceptions=True), timeout)
 
     def status_lines(self) -> list[str]:
-        lines = [f"MCP servers from {self.source}:"]
-        for conn in self.connections.values():
-            tools = f", {len(self._exposed(conn))} tools" if conn.state == "ready" else ""
-            err = f": {conn.last_error}" if conn.last_error and conn.state != "ready" else ""
-            lines.append(f"  {conn.name} ({conn.spec.transport}) {conn.state}{tools}{err}")
-        if self.config:
-            lines += [f"  config problem: {p}" for p in self.config.problems]
-            lines += [f"  config warning: {w}" for w in self.config.warnings]
-        if not self.connections:
-            lines.append("  (none)")
-        return lines
+        rows = [
+            (
+                c.name,
+                c.spec.transport,
+                c.state,
+                len(self._exposed(c)) if c.state == "ready" else None,
+                c.last_error if c.state != "ready" else None,
+            )
+            for c in self.connections.values()
+        ]
+        return banner_lines(self.source, self.config, rows)
 
     async def close(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
