@@ -22,10 +22,12 @@ from mcp.shared.exceptions import MCPError
 from ..calltrace import CellTrace
 from ..engine import BridgeError, CallContext, Engine
 from . import discovery
-from .catalog import Catalog, ToolEntry, ToolLookupError
+from .catalog import Catalog, ToolEntry, ToolLookupError, import_jsonschema
 from .config import DEMO_NAME, LoadedConfig, ServerSpec, banner_lines, effective_servers, parse_spec
 from .connection import Events, ServerConnection, ServerUnavailable
 from .typescript import Shape, observe
+
+import_jsonschema()  # this module loads off the kernel's start-up path; pay for jsonschema here
 
 Tell = Callable[[str | None, str], None]  # (cell or None for "the running cell", text)
 
