@@ -110,7 +110,11 @@ async def _roundtrips(kernel_name: str, cwd: str, code: str) -> list[float]:
     await asyncio.sleep(1)
     pid = km.provisioner.process.pid  # type: ignore[union-attr]
     status = Path(f"/proc/{pid}/status").read_text()  # noqa: ASYNC240 - a tiny procfs read
-    _LAST_RSS = (pid, int(next(line for line in status.splitlines() if line.startswith("VmRSS")).split()[1])) if kernel_name == "mcp2repl" else _LAST_RSS
+    _LAST_RSS = (
+        (pid, int(next(line for line in status.splitlines() if line.startswith("VmRSS")).split()[1]))
+        if kernel_name == "mcp2repl"
+        else _LAST_RSS
+    )
     kc.stop_channels()
     await km.shutdown_kernel(now=True)
     return rtts

@@ -68,15 +68,27 @@ async def kernel_runs() -> dict[str, float]:
     await value("await tools.echo({ text: 'x' })")
     start_to_first = time.perf_counter() - t0
     await value("for (let i = 0; i < 50; i++) await tools.echo({ text: 'x' }); 1")
-    per_call = float(await value(f"const t0 = performance.now(); for (let i = 0; i < {N}; i++) await tools.echo({{ text: 'x' }}); (performance.now() - t0) / {N}"))
+    per_call = float(
+        await value(
+            f"const t0 = performance.now(); for (let i = 0; i < {N}; i++) await tools.echo({{ text: 'x' }}); (performance.now() - t0) / {N}"
+        )
+    )
     concurrent = []
     for _ in range(5):
         concurrent.append(
-            float(await value("const c0 = performance.now(); await Promise.all(Array.from({ length: 100 }, () => tools.sleep({ ms: 100 }))); (performance.now() - c0) / 1000"))
+            float(
+                await value(
+                    "const c0 = performance.now(); await Promise.all(Array.from({ length: 100 }, () => tools.sleep({ ms: 100 }))); (performance.now() - c0) / 1000"
+                )
+            )
         )
     kc.stop_channels()
     await km.shutdown_kernel(now=True)
-    return {"kernel_ms_per_call": per_call, "concurrent_100x100ms_s": statistics.median(concurrent), "start_to_first_tool_result_s": start_to_first}
+    return {
+        "kernel_ms_per_call": per_call,
+        "concurrent_100x100ms_s": statistics.median(concurrent),
+        "start_to_first_tool_result_s": start_to_first,
+    }
 
 
 async def main() -> None:

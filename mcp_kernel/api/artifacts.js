@@ -40,7 +40,10 @@
     else if (format === "ndjson") {
       if (!Array.isArray(value)) throw new TypeError("format 'ndjson' needs an array (one JSON value per line)");
       data = jsonText(value);
-    } else data = jsonText(value, 2);
+    } else {
+      data = jsonText(value);
+      if (data !== undefined && data.length < 1000000) data = jsonText(value, 2); // small: readable; big: compact
+    }
     if (data === undefined) throw new TypeError(`${ns.inspect(value, { depth: 0 })} has no JSON form; use format 'text'`);
     return ns.call("api.saveArtifact", { name: name == null ? "" : String(name), data, format });
   };

@@ -365,6 +365,8 @@ def _result_value(result: types.CallToolResult) -> tuple[str | None, Any]:
         return "structuredContent", result.structured_content
     texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
     if len(result.content) == 1 and texts:
+        if len(texts[0]) > 4_000_000:  # parsing 50 MB only to learn a shape is not worth it
+            return None, None
         try:
             return "json text", json.loads(texts[0])
         except ValueError:
