@@ -123,7 +123,6 @@ class Engine:
         self._queue: deque[tuple[str, str]] = deque()
         self._pump: asyncio.Task[None] | None = None
         self._recovering: asyncio.Task[None] | None = None
-        self._closed = False
         self._inflight = 0  # evals V8 has not finished: a spinning background timer counts too
         self.v8_version = ""
         self.rebuilds = 0
@@ -167,7 +166,6 @@ class Engine:
 
     async def close(self) -> None:
         """Stop timers and requests and free V8; safe to call more than once."""
-        self._closed = True
         state = self._state
         if state is None:
             return
@@ -500,7 +498,3 @@ class Engine:
             return None
         text = task.result()
         return json.loads(text) if isinstance(text, str) and text else None
-
-    @property
-    def busy(self) -> bool:
-        return self._current is not None
