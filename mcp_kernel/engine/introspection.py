@@ -102,24 +102,19 @@ async def inspect(engine: Engine, code: str, cursor: int) -> dict[str, str] | No
     if not isinstance(info, dict) or not info.get("found"):
         return None
     dotted = ".".join(path)
-    lines = [f"{dotted}: {info['type']}"]
-    if info.get("signature"):
-        lines.append(f"Signature: {info['signature']}")
-    if info.get("doc"):
-        lines.append(info["doc"])
     source = strip_checks(info.get("source", ""))
-    if source and "[native code]" not in source:
-        lines.append("Source:\n" + source)
-    elif info.get("summary"):
-        lines.append("Value: " + info["summary"])
-    plain = "\n".join(lines)
-    md = [f"**{dotted}**: `{info['type']}`"]
+    if "[native code]" in source:
+        source = ""
+    # (label, plain text, markdown) per section, so both renderings say the same things
+    sections: list[tuple[str, str, str]] = []
     if info.get("signature"):
-        md.append(f"```js\n{info['signature']}\n```")
+        sections.append(("Signature: ", info["signature"], f"```js\n{info['signature']}\n```"))
     if info.get("doc"):
-        md.append(info["doc"])
-    if source and "[native code]" not in source:
-        md.append(f"```js\n{source}\n```")
+        sections.append(("", info["doc"], info["doc"]))
+    if source:
+        sections.append(("Source:\n", source, f"```js\n{source}\n```"))
     elif info.get("summary"):
-        md.append(f"```\n{info['summary']}\n```")
+        sections.append(("Value: ", info["summary"], f"```\n{info['summary']}\n```"))
+    plain = "\n".join([f"{dotted}: {info['type']}", *(label + text for label, text, _ in sections)])
+    md = [f"**{dotted}**: `{info['type']}`", *(m for _, _, m in sections)]
     return {"text/plain": plain, "text/markdown": "\n\n".join(md)}
