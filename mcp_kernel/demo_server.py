@@ -363,20 +363,24 @@ async def search_books(
             hits.append((score, book))
     hits.sort(key=lambda hit: (-hit[0], -hit[1]["rating"], hit[1]["id"]))
     results = [
-        BookSummary(
-            id=book["id"],
-            title=book["title"],
-            author=_author_name(book),
-            year=book["year"],
-            genres=list(book["genres"]),
-            rating=book["rating"],
-            price=book["price"],
-            stock=book["stock"],
-            score=round(score, 2),
-        )
+        BookSummary(**_listing(book), score=round(score, 2))
         for score, book in hits[:limit]
     ]
     return SearchResults(query=query, genre=genre, total_matches=len(hits), results=results)
+
+
+def _listing(book: BookRecord) -> dict[str, Any]:
+    """The fields a search hit and a full record share."""
+    return {
+        "id": book["id"],
+        "title": book["title"],
+        "author": _author_name(book),
+        "year": book["year"],
+        "genres": list(book["genres"]),
+        "rating": book["rating"],
+        "price": book["price"],
+        "stock": book["stock"],
+    }
 
 
 @server.tool(title="Get a book", annotations=_READ_ONLY)
@@ -387,15 +391,8 @@ async def get_book(book_id: BookId) -> Book:
     """
     book = _book(book_id)
     return Book(
-        id=book["id"],
-        title=book["title"],
+        **_listing(book),
         author_id=book["author_id"],
-        author=_author_name(book),
-        year=book["year"],
-        genres=list(book["genres"]),
-        rating=book["rating"],
-        price=book["price"],
-        stock=book["stock"],
         pages=book["pages"],
         summary=book["summary"],
         units_sold={str(year): _units(book["id"], year) for year in data.SALES_YEARS},
