@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _cells import cell_value
 from jupyter_client.manager import AsyncKernelManager
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -54,16 +55,7 @@ async def kernel_runs() -> dict[str, float]:
     await kc.wait_for_ready(timeout=60)
 
     async def value(code: str) -> str:
-        out: list[str] = []
-
-        def hook(msg: dict) -> None:
-            if msg["msg_type"] == "execute_result":
-                out.append(msg["content"]["data"]["text/plain"])
-            elif msg["msg_type"] == "error":
-                raise RuntimeError("\n".join(msg["content"]["traceback"]))
-
-        await kc.execute_interactive(code, timeout=120, output_hook=hook)
-        return out[-1]
+        return await cell_value(kc, code, 120)
 
     await value("await tools.echo({ text: 'x' })")
     start_to_first = time.perf_counter() - t0

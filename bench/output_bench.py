@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _cells import cell_value
 from jupyter_client.manager import AsyncKernelManager
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,16 +64,7 @@ async def main() -> None:
     pid = km.provisioner.process.pid  # type: ignore[union-attr]
 
     async def value(code: str) -> str:
-        out: list[str] = []
-
-        def hook(msg: dict) -> None:
-            if msg["msg_type"] == "execute_result":
-                out.append(msg["content"]["data"]["text/plain"])
-            elif msg["msg_type"] == "error":
-                raise RuntimeError("\n".join(msg["content"]["traceback"]))
-
-        await kc.execute_interactive(code, timeout=600, output_hook=hook)
-        return out[-1]
+        return await cell_value(kc, code, 600)
 
     await value("await tools.echo({ text: 'warm' })")
     for kb in (1024, 51200):
