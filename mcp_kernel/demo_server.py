@@ -362,10 +362,7 @@ async def search_books(
         if score > 0 or not tokens:
             hits.append((score, book))
     hits.sort(key=lambda hit: (-hit[0], -hit[1]["rating"], hit[1]["id"]))
-    results = [
-        BookSummary(**_listing(book), score=round(score, 2))
-        for score, book in hits[:limit]
-    ]
+    results = [BookSummary(**_listing(book), score=round(score, 2)) for score, book in hits[:limit]]
     return SearchResults(query=query, genre=genre, total_matches=len(hits), results=results)
 
 

@@ -141,8 +141,8 @@ class ServerConnection:
                             write,
                             logging_callback=self._on_log,
                             message_handler=self._on_message,
-                            elicitation_callback=_decline_elicitation,
-                            sampling_callback=_decline_sampling,
+                            elicitation_callback=self._decline_elicitation,
+                            sampling_callback=self._decline_sampling,
                         )
                     )
                     init = await session.initialize()
@@ -309,6 +309,19 @@ class ServerConnection:
         except Exception as exc:  # noqa: BLE001 - a failed refresh keeps the old list
             log.debug("tool refresh of %s failed: %s", self.name, exc)
 
+    async def _decline_elicitation(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        """Nobody can answer a form from inside a running cell: decline, and tell the user why."""
+        asked = getattr(params, "message", "") or "input"
+        self.events.notice(
+            f'[mcp2repl] MCP server "{self.name}" asked for input ({asked!r}); declined: no one can answer from inside a cell'
+        )
+        return types.ElicitResult(action="decline")
+
+    async def _decline_sampling(self, context: Any, params: types.CreateMessageRequestParams) -> types.ErrorData:
+        """The kernel has no model to sample from: refuse with a reason the server can show."""
+        self.events.notice(f'[mcp2repl] MCP server "{self.name}" asked for an LLM completion (sampling); declined: mcp2repl has no model')
+        return types.ErrorData(code=types.INVALID_REQUEST, message="mcp2repl has no language model to sample from; request declined")
+
     def log_tail(self, lines: int = 50) -> str:
         """The last ``lines`` lines the server wrote to stderr."""
         try:
@@ -332,15 +345,6 @@ async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
         if not cursor:
             break
     return tools
-
-
-async def _decline_elicitation(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-    """Nobody can answer a form from inside a running cell: decline, and say so."""
-    return types.ElicitResult(action="decline")
-
-
-async def _decline_sampling(context: Any, params: types.CreateMessageRequestParams) -> types.ErrorData:
-    return types.ErrorData(code=types.INVALID_REQUEST, message="mcp2repl has no language model to sample from; request declined")
 
 
 def _file_safe(name: str) -> str:

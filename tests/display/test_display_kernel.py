@@ -186,3 +186,16 @@ def test_progress_can_be_switched_off(tmp_path: Path) -> None:
         assert [o["type"] for o in outs] == ["execute_result"]
     finally:
         kernel.close()
+
+
+@pytest.mark.skipif(not EVERYTHING.exists(), reason="npm test servers not installed (scripts/bootstrap.sh --test)")
+def test_elicitation_and_sampling_are_declined_with_a_reason(k: Kernel) -> None:
+    k.run(f"await api.connect('everything', {{ command: {json.dumps(str(EVERYTHING))} }})")
+    outs = k.outputs("await tools.call('trigger-elicitation-request', {})")
+    assert outs[0]["type"] == "stream" and outs[0]["name"] == "stderr"
+    assert outs[0]["text"].startswith('[mcp2repl] MCP server "everything" asked for input (')
+    assert outs[0]["text"].endswith("declined: no one can answer from inside a cell\n")
+    assert "User declined" in outs[-1]["data"]["text/plain"]
+    outs = k.outputs("(await tools.call('trigger-sampling-request', { prompt: 'hi' })).error.message")
+    assert outs[0]["text"] == '[mcp2repl] MCP server "everything" asked for an LLM completion (sampling); declined: mcp2repl has no model\n'
+    assert outs[-1]["data"]["text/plain"].endswith("mcp2repl has no language model to sample from; request declined'")
