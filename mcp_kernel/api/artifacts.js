@@ -6,12 +6,6 @@
   const api = ns.api;
   const FORMATS = ["json", "text", "ndjson", "bytes"];
 
-  function toBase64(value) {
-    const view = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-    let bin = "";
-    for (let i = 0; i < view.length; i += 0x8000) bin += String.fromCharCode.apply(null, view.subarray(i, i + 0x8000));
-    return btoa(bin);
-  }
 
   /** JSON text for a value; BigInt becomes a string, cycles are an error worth seeing. */
   function jsonText(value, indent) {
@@ -35,7 +29,7 @@
     let data;
     if (format === "bytes") {
       if (!binary) throw new TypeError("format 'bytes' needs a Uint8Array or ArrayBuffer");
-      data = toBase64(value);
+      data = ns.toBase64(value);
     } else if (format === "text") data = typeof value === "string" ? value : ns.inspect(value, { depth: Infinity, maxArrayLength: Infinity, maxStringLength: Infinity, maxChars: Infinity });
     else if (format === "ndjson") {
       if (!Array.isArray(value)) throw new TypeError("format 'ndjson' needs an array (one JSON value per line)");

@@ -6,13 +6,6 @@
   const ns = globalThis.__mcp2repl;
   const api = ns.api;
 
-  function toBase64(bytes) {
-    if (typeof bytes === "string") return bytes;
-    const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    let bin = "";
-    for (let i = 0; i < view.length; i += 0x8000) bin += String.fromCharCode.apply(null, view.subarray(i, i + 0x8000));
-    return btoa(bin);
-  }
 
   function dataOf(value, opts) {
     if (opts.raw) return value;
@@ -57,7 +50,7 @@
   /** Display a value in JupyterLab's JSON viewer. */
   api.json = (value, opts = {}) => api.display(value, { ...opts, mime: "application/json" });
   /** Display PNG bytes (Uint8Array, ArrayBuffer or base64 text). */
-  api.png = (bytes, opts = {}) => api.display({ "image/png": toBase64(bytes), "text/plain": "<image/png>" }, { ...opts, raw: true });
+  api.png = (bytes, opts = {}) => api.display({ "image/png": ns.toBase64(bytes), "text/plain": "<image/png>" }, { ...opts, raw: true });
   /** Display JPEG bytes (Uint8Array, ArrayBuffer or base64 text). */
-  api.jpeg = (bytes, opts = {}) => api.display({ "image/jpeg": toBase64(bytes), "text/plain": "<image/jpeg>" }, { ...opts, raw: true });
+  api.jpeg = (bytes, opts = {}) => api.display({ "image/jpeg": ns.toBase64(bytes), "text/plain": "<image/jpeg>" }, { ...opts, raw: true });
 })();

@@ -42,7 +42,7 @@
     const extra = notes(env);
     if (extra.length) {
       data["text/plain"] += "\n" + extra.join("\n");
-      if (data["text/html"]) data["text/html"] += extra.map((l) => `<div style="opacity:.7;font-family:monospace">${l.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c])}</div>`).join("");
+      if (data["text/html"]) data["text/html"] += extra.map((l) => `<div style="opacity:.7;font-family:monospace">${ns.escapeHtml(l)}</div>`).join("");
       if (env.artifact) data["text/html"] = (data["text/html"] || "") + ns.handleBundle(env.artifact)["text/html"];
     }
     return data;

@@ -7,7 +7,7 @@
 
   const MAX_ROWS = 50;
   const MAX_COLS = 20;
-  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const esc = ns.escapeHtml;
   const isPlain = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
   const kb = (b64) => `${((b64.length * 3) / 4 / 1024).toFixed(1)} KB`;
 

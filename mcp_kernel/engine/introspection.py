@@ -82,15 +82,11 @@ def _name_at(code: str, cursor: int) -> list[str] | None:
     right = re.match(r"[\w$]*", code[cursor:])
     end = cursor + (len(right.group(0)) if right else 0)
     found = _chain_before(code, end)
-    if found is None:
-        # inside a call's parentheses: inspect the callee, like Shift-Tab in IPython
-        m = re.search(rf"((?:{_IDENT}\s*\??\.\s*)*{_IDENT})\s*\([^()]*$", code[:cursor])
-        return [p for p in _SPLIT.split(m.group(1)) if p] if m else None
-    path, prefix, _ = found
-    if not prefix:
-        m = re.search(rf"((?:{_IDENT}\s*\??\.\s*)*{_IDENT})\s*\([^()]*$", code[:cursor])
-        return [p for p in _SPLIT.split(m.group(1)) if p] if m else None
-    return [*path, prefix]
+    if found is not None and found[1]:
+        return [*found[0], found[1]]
+    # not on a name: inside a call's parentheses, inspect the callee, like Shift-Tab in IPython
+    m = re.search(rf"((?:{_IDENT}\s*\??\.\s*)*{_IDENT})\s*\([^()]*$", code[:cursor])
+    return [p for p in _SPLIT.split(m.group(1)) if p] if m else None
 
 
 async def inspect(engine: Engine, code: str, cursor: int) -> dict[str, str] | None:

@@ -59,12 +59,9 @@ def complete(code: str, cursor: int, catalog: Catalog, observed: dict[tuple[str,
 
     m = re.search(r"""mcp\.tools\[\s*(["'])([^"'\]]*)$""", before)
     if m:  # mcp.tools["na|
-        prefix, quote = m.group(2), m.group(1)
+        prefix = m.group(2)
         names = {e.qualified for e in catalog.entries} | {e.name for e in catalog.entries if e.safe}
-        rows = [(n, "function", "") for n in names if n.startswith(prefix)]
-        comp = _rows(rows, cursor - len(prefix), cursor)
-        del quote
-        return comp
+        return _rows([(n, "function", "") for n in names if n.startswith(prefix)], cursor - len(prefix), cursor)
 
     m = re.search(rf"(?<![\w$.])(mcp|tools)\.(?:({_IDENT})\.)?({_IDENT})?$", before)
     if m:

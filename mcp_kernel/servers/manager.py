@@ -158,12 +158,16 @@ class ServerManager:
 
     def _named_server(self, target: dict[str, Any]) -> ServerConnection | None:
         """The connection a call target names explicitly (mcp.<server>.…, api.callTool), if any."""
-        if "server" in target:
-            return self.connections.get(target["server"])
-        if "serverSafe" in target:
-            by_safe = {safe: name for name, safe in self.catalog.server_safe.items()}
-            return self.connections.get(by_safe.get(target["serverSafe"], ""))
-        return None
+        name = target.get("server", target.get("serverSafe"))
+        return None if name is None else self._find_server(name)
+
+    def _find_server(self, name: str) -> ServerConnection | None:
+        """A connection by its name or its JS-safe name."""
+        conn = self.connections.get(name)
+        if conn is None:
+            by_safe = {safe: n for n, safe in self.catalog.server_safe.items()}
+            conn = self.connections.get(by_safe.get(name, ""))
+        return conn
 
     async def _call(self, params: dict[str, Any], ctx: CallContext) -> Any:
         named = self._named_server(params["target"])
@@ -257,10 +261,7 @@ class ServerManager:
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     def _server_named(self, name: str) -> ServerConnection:
-        conn = self.connections.get(name)
-        if conn is None:
-            by_safe = {safe: n for n, safe in self.catalog.server_safe.items()}
-            conn = self.connections.get(by_safe.get(name, ""))
+        conn = self._find_server(name)
         if conn is None:
             raise BridgeError("TypeError", f'Unknown MCP server "{name}". Servers: {", ".join(self.connections) or "none"}')
         return conn
