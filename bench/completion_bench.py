@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discovery_bench import synthetic_catalog
 
-from mcp_kernel.servers.completion import complete
+from mcp_kernel.api.completion import complete
 
 
 def main() -> None:

@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh --test
 .venv/bin/ruff check mcp_kernel tests bench
-exec .venv/bin/python -m pytest "$@"
+# Two workers, one test file each at a time: most tests wait on kernels and servers, not on the CPU.
+exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"

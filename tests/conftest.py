@@ -1,4 +1,12 @@
-"""Shared fixtures: a real engine on a private asyncio loop, and real kernels via jupyter_client."""
+"""Shared fixtures: real V8 contexts, a real engine or Session on a private loop, real kernels via jupyter_client.
+
+One harness per way of driving the product, so every test module talks to it the same way:
+
+* :func:`load_v8` — a raw mini-racer context with chosen runtime files (JS unit tests);
+* :class:`EngineHarness` — the engine alone, no display, API or servers (``js`` fixture);
+* :class:`SessionHarness` — a whole Session in-process, servers included (``session`` fixture);
+* :class:`KernelProcess` — a kernel process started by jupyter_client, as a frontend would.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +14,10 @@ import asyncio
 import gc
 import os
 import sys
+import tempfile
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +26,51 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+FIXTURES = ROOT / "tests" / "fixtures"
+SERVERS = FIXTURES / "servers"
+ECHO = str(SERVERS / "echo_server.py")
+EVERYTHING = FIXTURES / "node" / "node_modules" / ".bin" / "mcp-server-everything"
+#: Config-level env vars of the runner must not leak into the kernels and sessions started here.
+OWN_VARS = ("MCP2REPL_CONFIG", "MCP2REPL_PROFILE", "MCP2REPL_SERVER")
+
+
+# ---- raw V8 ------------------------------------------------------------------------------------
+
+
+def load_v8(*files: str, preamble: str = "") -> Any:
+    """A fresh mini-racer context with ``files`` (paths under mcp_kernel/, e.g. "engine/js/inspect.js") evaluated in order.
+
+    Close it when done: an unclosed context with a large heap can stall interpreter exit.
+    """
+    from py_mini_racer import MiniRacer
+
+    ctx = MiniRacer()
+    if preamble:
+        ctx.eval(preamble)
+    for name in files:
+        ctx.eval((ROOT / "mcp_kernel" / name).read_text(encoding="utf-8"))
+    return ctx
+
+
+@pytest.fixture
+def v8() -> Iterator[Callable[..., Any]]:
+    """Factory of throwaway contexts (``v8("engine/js/web.js")``), all closed after the test."""
+    made: list[Any] = []
+
+    def make(*files: str, preamble: str = "") -> Any:
+        made.append(load_v8(*files, preamble=preamble))
+        return made[-1]
+
+    yield make
+    for ctx in made:
+        ctx.close()
+
+
+# ---- the engine and the Session in-process --------------------------------------------------------
 
 
 class Recorder:
-    """An engine Sink that keeps what JS printed and displayed, per cell."""
+    """An engine Sink (and a Session Output) that keeps what JS printed and displayed, per cell."""
 
     def __init__(self) -> None:
         self.streams: list[tuple[str, str, str]] = []
@@ -38,46 +89,18 @@ class Recorder:
         return "".join(t for c, n, t in self.streams if n == name and (cell is None or c == cell))
 
 
-class EngineHarness:
-    """Drives a real Engine on a background event loop so tests can stay synchronous."""
+class _Loop:
+    """An asyncio loop on a background thread, so tests stay synchronous."""
 
-    def __init__(self, **options: Any) -> None:
-        from mcp_kernel.engine import Engine
-
-        self.sink = Recorder()
+    def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.engine = Engine(self.sink, **options)
-        self.call(self.engine.start())
-        self.count = 0
 
     def call(self, coro: Any, timeout: float = 30) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
-    def run(self, code: str, timeout: float | None = None):
-        self.count += 1
-        return self.call(self.engine.run_cell(code, f"cell[{self.count}]", timeout))
-
-    def value(self, code: str) -> str | None:
-        """The text/plain of a cell that must succeed."""
-        out = self.run(code)
-        assert out.error is None, "\n".join(out.error.traceback)
-        return None if out.data is None else out.data["text/plain"]
-
-    def error(self, code: str, timeout: float | None = None):
-        out = self.run(code, timeout)
-        assert out.error is not None, f"expected an error, got {out.data}"
-        return out.error
-
-    def interrupt_after(self, seconds: float) -> threading.Timer:
-        timer = threading.Timer(seconds, self.engine.interrupt)
-        timer.start()
-        return timer
-
-    def close(self) -> None:
-        self.call(self.engine.close())
-
+    def stop(self) -> None:
         async def collect() -> None:
             # Free V8 contexts here, on the loop thread. Left to a later GC they can be
             # finalized in the middle of a compile() on the main thread, and mini-racer's
@@ -90,11 +113,247 @@ class EngineHarness:
         self.thread.join(5)
 
 
+class EngineHarness(_Loop):
+    """Drives a real Engine (no display, API or servers) on a background event loop."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__()
+        from mcp_kernel.engine import Engine
+
+        self.sink = Recorder()
+        self.engine = Engine(self.sink, **options)
+        self.call(self.engine.start())
+        self.count = 0
+
+    def run(self, code: str, timeout: float | None = None) -> Any:
+        self.count += 1
+        return self.call(self.engine.run_cell(code, f"cell[{self.count}]", timeout))
+
+    def value(self, code: str) -> str | None:
+        """The text/plain of a cell that must succeed."""
+        out = self.run(code)
+        assert out.error is None, "\n".join(out.error.traceback)
+        return None if out.data is None else out.data["text/plain"]
+
+    def error(self, code: str, timeout: float | None = None) -> Any:
+        out = self.run(code, timeout)
+        assert out.error is not None, f"expected an error, got {out.data}"
+        return out.error
+
+    def interrupt_after(self, seconds: float) -> threading.Timer:
+        timer = threading.Timer(seconds, self.engine.interrupt)
+        timer.start()
+        return timer
+
+    def close(self) -> None:
+        self.call(self.engine.close())
+        self.stop()
+
+
 @pytest.fixture
 def js() -> Iterator[EngineHarness]:
     harness = EngineHarness()
     yield harness
     harness.close()
+
+
+class CellOutput:
+    """A Session Output that keeps one execution's streams and displays."""
+
+    def __init__(self) -> None:
+        self.streams: list[tuple[str, str]] = []
+        self.displays: list[tuple[dict[str, Any], dict[str, Any], str | None, bool]] = []
+
+    def stream(self, name: str, text: str) -> None:
+        self.streams.append((name, text))
+
+    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
+        self.displays.append((data, metadata, display_id, update))
+
+    def clear_output(self, wait: bool) -> None:
+        self.streams.append(("clear_output", str(wait)))
+
+    def text(self, name: str = "stdout") -> str:
+        return "".join(t for n, t in self.streams if n == name)
+
+
+class SessionHarness(_Loop):
+    """A whole Session (engine, display, API, servers) in-process, in ``cwd`` with only the given config."""
+
+    def __init__(self, cwd: Path, config: dict[str, Any] | None = None, **options: Any) -> None:
+        super().__init__()
+        import json
+
+        from mcp_kernel.session import Session, SessionOptions
+
+        if config is not None:
+            (cwd / "mcp.json").write_text(json.dumps(config))
+        opts = SessionOptions(cwd=cwd, config=None, profile=None, server=None, artifact_dir=cwd / "artifacts", **options)
+        self.session = Session(opts)
+        self.call(self.session.start())
+
+    def run(self, code: str, timeout: float = 60) -> tuple[Any, CellOutput]:
+        out = CellOutput()
+        return self.call(self.session.execute(code, out, progress="off"), timeout), out
+
+    def value(self, code: str) -> str | None:
+        result, _ = self.run(code)
+        assert result.error is None, "\n".join(result.error.traceback)
+        return None if result.data is None else result.data["text/plain"]
+
+    def json(self, code: str) -> Any:
+        result, _ = self.run(code)
+        assert result.error is None, "\n".join(result.error.traceback)
+        return result.data["application/json"]
+
+    def close(self) -> None:
+        self.call(self.session.close())
+        self.stop()
+
+
+# ---- a kernel process, as a frontend sees it ---------------------------------------------------------
+
+
+def is_call_trace(content: dict[str, Any]) -> bool:
+    """The kernel's live "N tool calls, … s" display, shown only for cells slower than ~0.4 s.
+
+    Whether it appears depends on timing, so exact output checks leave it out.
+    """
+    display_id = (content.get("transient") or {}).get("display_id") or ""
+    return display_id.startswith("mcp2repl-calls-") or 'class="mcp2repl-calls"' in str((content.get("data") or {}).get("text/html", ""))
+
+
+class Cell:
+    """What one execute_request produced: the reply and the IOPub outputs, in order."""
+
+    def __init__(self, reply: dict[str, Any], everything: list[dict[str, Any]], seconds: float) -> None:
+        self.reply = reply["content"]
+        self.metadata = reply["metadata"]
+        self.all = everything  # every output in order, the live tool-call display included
+        self.outputs = [o for o in everything if not is_call_trace(o)]  # without it (see is_call_trace)
+        self.traces = [o for o in everything if is_call_trace(o)]
+        self.seconds = seconds
+
+    def stream(self, name: str) -> str:
+        return "".join(o["text"] for o in self.outputs if o["type"] == "stream" and o["name"] == name)
+
+    @property
+    def stderr(self) -> str:
+        return self.stream("stderr")
+
+    @property
+    def kinds(self) -> list[str]:
+        return [o["type"] for o in self.outputs]
+
+    @property
+    def result(self) -> dict[str, Any]:
+        found = [o["data"] for o in self.outputs if o["type"] == "execute_result"]
+        assert self.reply["status"] == "ok" and found, (self.reply, self.outputs)
+        return found[-1]
+
+    @property
+    def text(self) -> str:
+        return self.result["text/plain"]
+
+    @property
+    def error(self) -> dict[str, Any]:
+        errors = [o for o in self.outputs if o["type"] == "error"]
+        assert self.reply["status"] == "error" and len(errors) == 1, (self.reply, self.outputs)
+        return errors[0]
+
+
+class KernelProcess:
+    """An mcp2repl kernel started by jupyter_client in ``cwd``, with an empty XDG config folder unless ``env`` sets one."""
+
+    def __init__(self, cwd: Path | None = None, env: dict[str, str] | None = None, **more_env: str) -> None:
+        from jupyter_client.manager import start_new_kernel
+
+        base = {k: v for k, v in os.environ.items() if k not in OWN_VARS}
+        base["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="mcp2repl-xdg-")
+        self.cwd = cwd
+        extra: dict[str, Any] = {"env": {**base, **(env or {}), **more_env}}
+        if cwd is not None:
+            extra["cwd"] = str(cwd)
+        self.km, self.kc = start_new_kernel(kernel_name="mcp2repl", **extra)
+        self.pid: int = self.km.provisioner.pid  # type: ignore[union-attr]
+
+    def run(self, code: str, timeout: float = 30) -> Cell:
+        started = time.monotonic()
+        msg_id = self.kc.execute(code)
+        outputs: list[dict[str, Any]] = []
+        while True:
+            msg = self.kc.get_iopub_msg(timeout=timeout)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+            if msg["msg_type"] in ("stream", "execute_result", "error", "display_data", "update_display_data", "clear_output"):
+                outputs.append({"type": msg["msg_type"], **msg["content"]})
+        return Cell(self.reply_message(msg_id, timeout), outputs, time.monotonic() - started)
+
+    def execute(self, code: str, timeout: float = 30) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """(reply content, outputs) of a cell that may fail."""
+        cell = self.run(code, timeout)
+        return cell.reply, cell.outputs
+
+    def outputs(self, code: str, timeout: float = 60, *, keep_trace: bool = False) -> list[dict[str, Any]]:
+        """The outputs of a cell that must succeed (the live call display left out unless kept)."""
+        cell = self.run(code, timeout)
+        assert cell.reply["status"] == "ok", cell.reply
+        return cell.all if keep_trace else cell.outputs
+
+    def value(self, code: str, timeout: float = 30) -> str:
+        """text/plain of a cell that must succeed without any other output."""
+        cell = self.run(code, timeout)
+        assert cell.kinds == ["execute_result"], (cell.reply, cell.outputs)
+        return cell.text
+
+    def json(self, code: str, timeout: float = 30) -> Any:
+        cell = self.run(code, timeout)
+        assert cell.kinds == ["execute_result"], (cell.reply, cell.outputs)
+        return cell.result["application/json"]
+
+    def reply_message(self, msg_id: str, timeout: float = 30) -> dict[str, Any]:
+        """The shell reply to ``msg_id`` (earlier replies, e.g. a late kernel_info, are skipped)."""
+        while True:
+            msg = self.kc.get_shell_msg(timeout=timeout)
+            if msg["parent_header"].get("msg_id") == msg_id:
+                return msg
+
+    def reply(self, msg_id: str, timeout: float = 30) -> dict[str, Any]:
+        return self.reply_message(msg_id, timeout)["content"]
+
+    def complete(self, code: str, pos: int | None = None) -> dict[str, Any]:
+        return self.reply(self.kc.complete(code, len(code) if pos is None else pos))
+
+    def inspect(self, code: str, pos: int | None = None) -> dict[str, Any]:
+        return self.reply(self.kc.inspect(code, len(code) if pos is None else pos))
+
+    def banner(self) -> list[str]:
+        """The lines of the banner from ``MCP servers from …`` on."""
+        lines = self.reply(self.kc.kernel_info(), 10)["banner"].splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("MCP servers from "))
+        return lines[start:]
+
+    def wait_for_servers(self) -> None:
+        self.run("await api.servers({wait: true})", timeout=60)
+
+    def server_processes(self) -> dict[str, Any]:
+        """The kernel's child processes (psutil), keyed by their command line."""
+        import psutil
+
+        return {" ".join(p.cmdline()): p for p in psutil.Process(self.pid).children(recursive=True)}
+
+    def server_process(self, *needles: str) -> Any:
+        found = [p for cmd, p in self.server_processes().items() if all(n in cmd for n in needles)]
+        assert len(found) == 1, (needles, list(self.server_processes()))
+        return found[0]
+
+    def close(self, graceful: bool = False) -> None:
+        """Shut down: by shutdown_request (graceful) or by killing the kernel process."""
+        if self.km.is_alive():
+            self.km.shutdown_kernel(now=not graceful)
+        self.kc.stop_channels()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -103,7 +362,7 @@ def _isolated_jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
     home = tmp_path_factory.mktemp("jupyter")
     os.environ["MCP2REPL_HISTORY"] = str(home / "history.sqlite")
     os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
-    from mcp_kernel.install import install
+    from mcp_kernel.cli.install import install
 
     data = home / "data"
     install(prefix=str(data))

@@ -1,13 +1,15 @@
-"""The runtime API seen from JavaScript (``api.*``): readable JS files plus their Python side.
+"""The runtime API seen from JavaScript (``api.*``, ``mcp.*``, ``tools.*``): readable JS files with
+JSDoc, plus their thin Python side (tools.py, discovery.py, completion.py, guide.py).
 
-The JS files are loaded into every V8 context after the engine runtime, in this order.
+The JS files are loaded into every V8 context after the engine runtime and the display layer, in
+this order.
 """
 
 from __future__ import annotations
 
 from importlib import resources
 
-SCRIPTS = ("core.js", "render.js", "display.js", "artifacts.js", "shape.js", "print.js", "mcp.js", "discovery.js")
+SCRIPTS = ("core.js", "display.js", "artifacts.js", "print.js", "mcp.js", "discovery.js")
 
 
 def scripts() -> list[tuple[str, str]]:

@@ -1,17 +1,17 @@
 // api.display and friends: publish rich output from a cell, now, and update it later by id.
-// `__mcp2repl.display` (bridge.js) sends; `__mcp2repl.bundle` (bridge.js + render.js) decides
-// how a value looks (MCP images and audio render natively, records get a table).
+// `__mcp2repl.display` (engine/js/bridge.js) sends; `__mcp2repl.bundle` (display/js/result.js)
+// decides how a value looks (MCP images and audio render natively, records get a table).
 (function installDisplayApi() {
   "use strict";
   const ns = globalThis.__mcp2repl;
   const api = ns.api;
 
-
   function dataOf(value, opts) {
     if (opts.raw) return value;
     if (opts.mime) {
       const text = typeof value === "string" ? value : ns.inspect(value);
-      const body = /json$/.test(opts.mime) ? JSON.parse(ns.jsonText(value)) : text;
+      const json = /json$/.test(opts.mime) ? ns.jsonText(value) : undefined;
+      const body = json !== undefined ? new ns.RawJson(json) : /json$/.test(opts.mime) ? null : text;
       return { [opts.mime]: body, "text/plain": opts.mime === "text/plain" ? text : `<${opts.mime}>` };
     }
     return ns.bundle(value) || { "text/plain": "" };

@@ -1,7 +1,8 @@
 // MCP tools as JavaScript functions: `mcp.*`, `tools.*`, and the server functions of `api.*`.
-// Python owns the connections and resolves names (mcp_kernel/servers/manager.py); this file
-// gives them a JS shape. Names not in the catalog yet (a server still starting, or just
-// connected) are forwarded anyway, and Python waits for the server before resolving them.
+// Python owns the connections and resolves names (mcp_kernel/api/tools.py over servers/); this
+// file gives them a JS shape, and is the one place where a tool result becomes a value (unwrap).
+// Names not in the catalog yet (a server still starting, or just connected) are forwarded
+// anyway, and Python waits for the server before resolving them.
 (function installMcpApi() {
   "use strict";
   const ns = globalThis.__mcp2repl;
@@ -56,8 +57,7 @@
   }
   api.unwrap = unwrap;
 
-  function toolError(result) {
-    const where = result._mcp2repl || {};
+  function toolError(result, where) {
     const texts = (result.content || []).filter((c) => c.type === "text").map((c) => c.text);
     // The Python SDK prefixes every tool error with this; the server and tool are named anyway.
     const text = texts.join("\n").replace(/^Error executing tool [^:]+: /, "");
@@ -68,16 +68,38 @@
 
   // ---- calls ------------------------------------------------------------------------------
 
+  /** Where the value of a result sits, as the observed-shape docs name it. */
+  function source(result) {
+    if (result.structuredContent !== undefined) return "structuredContent";
+    const items = result.content || [];
+    if (items.length === 1 && items[0] && items[0].type === "text") return typeof parseText(items[0].text) === "string" ? "text" : "json text";
+    return items.length ? "content items" : null;
+  }
+
+  // Python asks for a sample of results (`observe`): their shape becomes the documented return
+  // type. Big values are not worth the transfer.
+  const OBSERVE_MAX_CHARS = 65536;
+  function observe(reply, result, value) {
+    const where = source(result);
+    if (where === null || value === undefined) return;
+    const json = ns.jsonValue(value, OBSERVE_MAX_CHARS);
+    if (json !== undefined) ns.notify("mcp.observed", { server: reply.server, tool: reply.tool, source: where, json });
+  }
+
   async function invoke(target, label, args, options) {
     if (args === undefined) args = {};
     if (args === null || typeof args !== "object" || Array.isArray(args)) {
       throw new TypeError(`${label} expects one argument object, like ${label}({ key: value }); got ${ns.inspect(args, { depth: 0 })}`);
     }
     const opts = options || {};
-    const result = await ns.call("mcp.call", { target, args, raw: !!opts.raw, timeout: opts.timeout });
-    if (result.isError) throw toolError(result);
-    if (opts.raw) { delete result._mcp2repl; return result; }
-    return unwrap(result);
+    // reply: {server, tool, observe, result} — result is the MCP CallToolResult as the server sent it
+    const reply = await ns.call("mcp.call", { target, args, raw: !!opts.raw, timeout: opts.timeout });
+    const result = reply.result;
+    if (result.isError) throw toolError(result, reply);
+    if (opts.raw) return result;
+    const value = unwrap(result);
+    if (reply.observe) observe(reply, result, value);
+    return value;
   }
 
   let catalog = { servers: [], tools: [] };
@@ -135,7 +157,7 @@
   let toolsTarget = {};
 
   /** Python: a new catalog snapshot `{servers: [{name, safe, state}], tools: [summary…]}`. */
-  ns.setCatalog = function setCatalog(next) {
+  function setCatalog(next) {
     catalog = next;
     const m = {};
     for (const s of catalog.servers) m[s.safe] = serverNamespace(s);
@@ -160,7 +182,7 @@
     });
     mcpTarget = m;
     toolsTarget = t;
-  };
+  }
 
   // Stable global objects that always reflect the latest snapshot.
   function forwarding(getTarget, make) {
@@ -184,7 +206,8 @@
   }
   define(globalThis, "mcp", forwarding(() => mcpTarget, (prop) => serverNamespace({ name: prop, safe: prop })));
   define(globalThis, "tools", forwarding(() => toolsTarget, (prop) => toolFunction({ safe: prop }, `tools.${prop}`)));
-  ns.setCatalog(catalog);
+  setCatalog(catalog);
+  ns.onData("catalog", setCatalog);
 
   // ---- api: servers ------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
-"""The JavaScript engine: V8 context, cell rewriting and the JS<->Python bridge. No Jupyter imports."""
+"""The JavaScript engine: V8 context, cell rewriting and the JS<->Python bridge. Knows no MCP, API or display."""
 
+from .bridge import BridgeError, CallContext, JsonText, Sink
+from .engine import CellOutcome, Engine
 from .errors import JSError
-from .runtime import BridgeError, CallContext, CellOutcome, Engine, Sink
 
-__all__ = ["BridgeError", "CallContext", "CellOutcome", "Engine", "JSError", "Sink"]
+__all__ = ["BridgeError", "CallContext", "CellOutcome", "Engine", "JSError", "JsonText", "Sink"]

@@ -68,6 +68,7 @@ class ToolEntry:
     tool_safe: str = ""  # mcp.<server_safe>.<tool_safe>
     safe: str = ""  # tools.<safe>; "" when the short name is ambiguous across servers
     _validator: Any = field(default=None, repr=False)
+    _signature: str | None = field(default=None, repr=False)
 
     @property
     def qualified(self) -> str:
@@ -76,6 +77,19 @@ class ToolEntry:
     @property
     def call_path(self) -> str:
         return f"mcp.{self.server_safe}.{self.tool_safe}"
+
+    @property
+    def signature(self) -> str:
+        """The one-line TypeScript signature, rendered the first time an error message needs it."""
+        if self._signature is None:
+            try:
+                from .typescript import signature
+
+                self._signature = signature(self.call_path, self.tool.model_dump(by_alias=True, exclude_none=True))
+            except Exception:  # noqa: BLE001 - a message must never fail to build
+                props = (self.tool.input_schema or {}).get("properties", {})
+                self._signature = f"{self.call_path}({{ {', '.join(props)} }})"
+        return self._signature
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -105,7 +119,7 @@ class Catalog:
 
     def rebuild(self, servers: Iterable[tuple[str, list[types.Tool]]], all_server_names: Iterable[str] = ()) -> None:
         """Recompute every name from scratch (servers in config order)."""
-        old_validators = {(e.server, e.name): (e.tool, e._validator) for e in self.entries}
+        old_validators = {(e.server, e.name): (e.tool, e._validator, e._signature, e.call_path) for e in self.entries}
         self.entries = []
         self.server_safe = {}
         self._by_server, self._by_safe, self._by_short = {}, {}, {}
@@ -123,6 +137,7 @@ class Catalog:
                 cached = old_validators.get((server, tool.name))
                 if cached and cached[0] == tool:
                     entry._validator = cached[1]
+                    entry._signature = cached[2] if cached[3] == entry.call_path else None
                 per_server[tool.name] = entry
                 self.entries.append(entry)
                 self._by_short.setdefault(tool.name, []).append(entry)
@@ -197,10 +212,10 @@ class Catalog:
 
     # ---- argument checks ----------------------------------------------------------------------
 
-    def check_arguments(self, entry: ToolEntry, args: Any, signature: str) -> None:
-        """Raise TypeError-worthy ValueError naming the field, the expected type and the signature."""
+    def check_arguments(self, entry: ToolEntry, args: Any) -> None:
+        """Raise ValueError naming the field, the expected type and the signature (the caller's TypeError)."""
         if not isinstance(args, dict):
-            raise ValueError(f"{entry.call_path} expects one argument object, got {type(args).__name__}.\n  {signature}")
+            raise ValueError(f"{entry.call_path} expects one argument object, got {type(args).__name__}.\n  Signature: {entry.signature}")
         schema = entry.tool.input_schema
         if not schema:
             return
@@ -220,7 +235,7 @@ class Catalog:
         if problems:
             first, *rest = problems
             more = "".join(f"\n  also: {p.split(': ', 1)[1]}" for p in rest[:4])
-            raise ValueError(f"{first}{more}\n  {signature}")
+            raise ValueError(f"{first}{more}\n  Signature: {entry.signature}")
 
 
 def _type_name(value: Any) -> str:

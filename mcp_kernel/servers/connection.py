@@ -24,7 +24,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from .config import ServerSpec
+from ..compat import session_closed
+from .spec import ServerSpec
 
 log = logging.getLogger(__name__)
 
@@ -167,14 +168,13 @@ class ServerConnection:
     async def _hold(self, session: ClientSession, closing: asyncio.Event) -> None:
         """Keep the session open until close(), or until the server goes away.
 
-        The SDK notices end-of-stream only on its dispatcher (a private flag); without this
-        check a crashed server would look alive until the next call failed.
+        The SDK notices end-of-stream only on its dispatcher; without this check a crashed
+        server would look alive until the next call failed.
         """
-        dispatcher = getattr(session, "_dispatcher", None)
         while not closing.is_set():
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(closing.wait(), 0.25)
-            if getattr(dispatcher, "_closed", False):
+            if session_closed(session):
                 raise ConnectionError("the server closed the connection" + (" (process exited)" if self.spec.transport == "stdio" else ""))
 
     def _fail(self, ready: asyncio.Future[None], reason: str) -> None:

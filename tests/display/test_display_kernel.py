@@ -3,56 +3,24 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from jupyter_client.manager import start_new_kernel
-
-EVERYTHING = Path(__file__).resolve().parent.parent / "fixtures" / "node" / "node_modules" / ".bin" / "mcp-server-everything"
-
-
-class Kernel:
-    def __init__(self, cwd: Path, **env: str) -> None:
-        full = {**os.environ, "XDG_CONFIG_HOME": str(cwd / "xdg"), "MCP2REPL_ARTIFACT_DIR": str(cwd / "artifacts"), **env}
-        self.cwd = cwd
-        self.km, self.kc = start_new_kernel(kernel_name="mcp2repl", cwd=str(cwd), env=full)
-
-    def run(self, code: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """(reply, outputs) where outputs are the iopub messages a notebook would record."""
-        msgs: list[dict[str, Any]] = []
-        reply = self.kc.execute_interactive(code, timeout=60, output_hook=msgs.append)
-        outs = [
-            {"type": m["msg_type"], **m["content"]}
-            for m in msgs
-            if m["msg_type"] in ("stream", "display_data", "update_display_data", "execute_result", "error")
-        ]
-        assert reply["content"]["status"] == "ok", reply["content"]
-        return reply, outs
-
-    def outputs(self, code: str, *, keep_trace: bool = False) -> list[dict[str, Any]]:
-        outs = self.run(code)[1]
-        if not keep_trace:  # the live call display is tested on its own
-            outs = [o for o in outs if "mcp2repl-calls" not in (o.get("transient") or {}).get("display_id", "")]
-        return outs
-
-    def close(self) -> None:
-        self.kc.stop_channels()
-        self.km.shutdown_kernel(now=True)
+from conftest import EVERYTHING, KernelProcess
 
 
 @pytest.fixture(scope="module")
-def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    kernel = Kernel(tmp_path_factory.mktemp("display"), MCP2REPL_MAX_OUTPUT_CHARS="3000")
+def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelProcess]:
+    cwd = tmp_path_factory.mktemp("display")
+    kernel = KernelProcess(cwd, MCP2REPL_MAX_OUTPUT_CHARS="3000", MCP2REPL_ARTIFACT_DIR=str(cwd / "artifacts"))
     kernel.run("await api.servers({ wait: true })")
     yield kernel
     kernel.close()
 
 
-def test_image_tool_renders_as_image(k: Kernel) -> None:
+def test_image_tool_renders_as_image(k: KernelProcess) -> None:
     [out] = k.outputs("await tools.render_cover({ book_id: 'b07' })")
     assert out["type"] == "execute_result"
     assert set(out["data"]) == {"text/plain", "image/png"}
@@ -62,7 +30,7 @@ def test_image_tool_renders_as_image(k: Kernel) -> None:
     assert base64.b64decode(out["data"]["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_display_and_update_by_id(k: Kernel) -> None:
+def test_display_and_update_by_id(k: KernelProcess) -> None:
     outs = k.outputs(
         "const h = api.display({ step: 1 }); h.update({ step: 2 }); api.display('x', { display_id: h.display_id, update: true, mime: 'text/markdown' }); 1"
     )
@@ -79,7 +47,7 @@ def test_display_and_update_by_id(k: Kernel) -> None:
     assert result["data"]["text/plain"] == "1"
 
 
-def test_helpers_and_custom_display_protocol(k: Kernel) -> None:
+def test_helpers_and_custom_display_protocol(k: KernelProcess) -> None:
     outs = k.outputs(
         "api.markdown('# Title'); api.svg('<svg xmlns=\"http://www.w3.org/2000/svg\"/>'); ({ [Symbol.for('Jupyter.display')]() { return { 'text/html': '<i>mine</i>' } } })"
     )
@@ -88,7 +56,7 @@ def test_helpers_and_custom_display_protocol(k: Kernel) -> None:
     assert outs[2]["data"]["text/html"] == "<i>mine</i>"
 
 
-def test_print_records_table_json_and_html(k: Kernel) -> None:
+def test_print_records_table_json_and_html(k: KernelProcess) -> None:
     outs = k.outputs("await api.print([{ id: 'a', n: 1 }, { id: 'b', n: 2 }])")
     [out] = outs  # the envelope returned as the cell's result shows nothing more
     assert out["type"] == "display_data"
@@ -100,7 +68,7 @@ def test_print_records_table_json_and_html(k: Kernel) -> None:
     assert other["metadata"] == {"application/json": {"expanded": False}}
 
 
-def test_print_cut_saves_artifact_and_view_is_reproducible(k: Kernel) -> None:
+def test_print_cut_saves_artifact_and_view_is_reproducible(k: KernelProcess) -> None:
     code = (
         "const rows = Array.from({ length: 400 }, (_, i) => ({ i, text: 'word '.repeat(30) }));"
         "globalThis.env = await api.print(rows, { maxChars: 2000 });"
@@ -116,7 +84,7 @@ def test_print_cut_saves_artifact_and_view_is_reproducible(k: Kernel) -> None:
     assert f"full value: artifact {result['name']}" in view
 
 
-def test_print_result_too_large_shape(k: Kernel) -> None:
+def test_print_result_too_large_shape(k: KernelProcess) -> None:
     outs = k.outputs(
         "const e = await api.print({ big: 'x'.repeat(10000), n: 1 }, { maxChars: 100, fit: false }); ({ ok: e.ok, error: e.error, top: e.largeFields[0].path, hint: typeof e.hint.projection, art: !!e.artifact })"
     )
@@ -124,7 +92,7 @@ def test_print_result_too_large_shape(k: Kernel) -> None:
     assert outs[-1]["data"]["application/json"] == {"ok": False, "error": "ResultTooLarge", "top": "big", "hint": "object", "art": True}
 
 
-def test_large_cell_result_is_fitted_with_artifact(k: Kernel) -> None:
+def test_large_cell_result_is_fitted_with_artifact(k: KernelProcess) -> None:
     [out] = k.outputs("Array.from({ length: 2000 }, (_, i) => ({ i, label: 'item ' + i }))")
     text = out["data"]["text/plain"]
     assert len(json.dumps(out["data"])) < 3000 * 3
@@ -133,20 +101,20 @@ def test_large_cell_result_is_fitted_with_artifact(k: Kernel) -> None:
     assert len(json.loads((k.cwd / "artifacts" / name).read_text())) == 2000
 
 
-def test_emit_comes_before_the_result(k: Kernel) -> None:
+def test_emit_comes_before_the_result(k: KernelProcess) -> None:
     outs = k.outputs("emit({ first: true }); await sleep(10); 'second'")
     assert [o["type"] for o in outs] == ["display_data", "execute_result"]
     assert outs[0]["data"]["application/json"] == {"first": True}
 
 
-def test_artifact_card_renders(k: Kernel) -> None:
+def test_artifact_card_renders(k: KernelProcess) -> None:
     [out] = k.outputs("await api.saveArtifact('notes.txt', 'hello')")
     assert out["data"]["text/plain"] == 'artifact notes.txt (5 B, text); read it with await api.readArtifact("notes.txt")'
     assert "<b>notes.txt</b> · 5 B · text" in out["data"]["text/html"]
 
 
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="npm test servers not installed (scripts/bootstrap.sh --test)")
-def test_mcp_content_items_render_natively(k: Kernel) -> None:
+def test_mcp_content_items_render_natively(k: KernelProcess) -> None:
     k.run(f"await api.connect('everything', {{ command: {json.dumps(str(EVERYTHING))} }})")
     [out] = k.outputs("await mcp.everything.get_resource_links({ count: 2 })")
     html = out["data"]["text/html"]
@@ -155,23 +123,21 @@ def test_mcp_content_items_render_natively(k: Kernel) -> None:
     assert "image/png" in img["data"]
 
 
-def test_call_trace_display_and_reply_metadata(k: Kernel) -> None:
-    reply, outs = k.run(
-        "await tools.slow_inventory_check({ seconds: 1, steps: 4 }); await tools.list_genres(); (await api.calls()).map(c => c.tool)"
-    )
-    trace = [o for o in outs if "mcp2repl-calls" in (o.get("transient") or {}).get("display_id", "")]
+def test_call_trace_display_and_reply_metadata(k: KernelProcess) -> None:
+    cell = k.run("await tools.slow_inventory_check({ seconds: 1, steps: 4 }); await tools.list_genres(); (await api.calls()).map(c => c.tool)")
+    outs, trace = cell.all, cell.traces
     assert trace[0]["type"] == "display_data" and "text/plain" not in trace[0]["data"]  # a terminal shows nothing live
     assert "<progress" in "".join(o["data"]["text/html"] for o in trace)
     final = trace[-1]
     assert final["type"] == "update_display_data"
     assert final["data"]["text/plain"].startswith("✓ 2 tool calls, ")
-    calls = reply["metadata"]["mcp2repl"]["calls"]
+    calls = cell.metadata["mcp2repl"]["calls"]
     assert [(c["server"], c["tool"], c["ok"]) for c in calls] == [("demo", "slow_inventory_check", True), ("demo", "list_genres", True)]
     assert calls[0]["ms"] >= 900 and calls[1]["bytesIn"] > 0
     assert outs[-1]["data"]["application/json"] == ["slow_inventory_check", "list_genres"]
 
 
-def test_fast_cells_get_no_trace_display(k: Kernel) -> None:
+def test_fast_cells_get_no_trace_display(k: KernelProcess) -> None:
     started = time.monotonic()
     outs = k.outputs("await tools.list_genres(); 1", keep_trace=True)
     assert time.monotonic() - started < 5
@@ -179,7 +145,7 @@ def test_fast_cells_get_no_trace_display(k: Kernel) -> None:
 
 
 def test_progress_can_be_switched_off(tmp_path: Path) -> None:
-    kernel = Kernel(tmp_path, MCP2REPL_PROGRESS="off")
+    kernel = KernelProcess(tmp_path, MCP2REPL_PROGRESS="off")
     try:
         kernel.run("await api.servers({ wait: true })")
         outs = kernel.outputs("await tools.slow_inventory_check({ seconds: 0.8, steps: 2 }); 1", keep_trace=True)
@@ -189,7 +155,7 @@ def test_progress_can_be_switched_off(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="npm test servers not installed (scripts/bootstrap.sh --test)")
-def test_elicitation_and_sampling_are_declined_with_a_reason(k: Kernel) -> None:
+def test_elicitation_and_sampling_are_declined_with_a_reason(k: KernelProcess) -> None:
     k.run(f"await api.connect('everything', {{ command: {json.dumps(str(EVERYTHING))} }})")
     outs = k.outputs("await tools.call('trigger-elicitation-request', {})")
     assert outs[0]["type"] == "stream" and outs[0]["name"] == "stderr"

@@ -11,18 +11,16 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from conftest import ROOT, load_v8
 from py_mini_racer import JSUndefined, MiniRacer
 
-SCRIPT = Path(__file__).resolve().parents[2] / "mcp_kernel" / "engine" / "js" / "inspect.js"
+SCRIPT = ROOT / "mcp_kernel" / "engine" / "js" / "inspect.js"
 
 
 def new_racer() -> MiniRacer:
-    mr = MiniRacer()
-    mr.eval(SCRIPT.read_text())
-    return mr
+    return load_v8("engine/js/inspect.js")
 
 
 @pytest.fixture(scope="module")

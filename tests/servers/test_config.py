@@ -11,15 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_kernel.servers.config import (
-    ALL_TOOLS,
-    LoadedConfig,
-    Selector,
-    ServerSpec,
-    ToolFilter,
-    load_config,
-    parse_spec,
-)
+from mcp_kernel.servers.config import LoadedConfig, load_config
+from mcp_kernel.servers.spec import ALL_TOOLS, Selector, ServerSpec, ToolFilter, parse_spec
 
 
 @pytest.fixture

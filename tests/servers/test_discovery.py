@@ -1,5 +1,5 @@
-"""Tool discovery: tokenising, ranking (with typos, plurals, prefixes), paging, listings, full
-definitions, runtime guidance, and search quality as precision@1 over natural queries.
+"""Tool discovery: ranking (with typos, plurals, prefixes), paging, listings, full definitions,
+and search quality as precision@1 over natural queries.
 
 The catalog is the four schema fixtures (tests/fixtures/schemas) as servers everything,
 filesystem, demo and features: 49 tools with real-world names, descriptions and parameters.
@@ -13,8 +13,8 @@ from pathlib import Path
 import mcp_types
 import pytest
 
-from mcp_kernel.servers import catalog, discovery
-from mcp_kernel.servers.discovery import ToolIndex, describe, guide, library, list_tools, split_name, stem, summary, tokenize
+from mcp_kernel.servers import catalog
+from mcp_kernel.servers.discovery import ToolIndex, describe, library, list_tools, summary
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "fixtures" / "schemas"
 FIXTURES = {"everything": "everything_tools", "filesystem": "filesystem_tools", "demo": "demo_tools", "features": "features"}
@@ -50,34 +50,7 @@ def names(index: ToolIndex, query: str, **kw) -> list[str]:
     return [r["name"] for r in index.search(query, **kw)["results"]]
 
 
-# ---- tokens ---------------------------------------------------------------------------------
-
-
-def test_split_name():
-    assert split_name("get-weather.v2") == ["get", "weather", "v2"]
-    assert split_name("listGenres") == ["list", "genres"]
-    assert split_name("read_text_file") == ["read", "text", "file"]
-    assert split_name("HTTPServerStatus") == ["http", "server", "status"]
-    assert split_name("dotted.and-dashed name") == ["dotted", "and", "dashed", "name"]
-    assert split_name("lire_fichier_café") == ["lire", "fichier", "café"]
-
-
-def test_stem_plurals_and_suffixes():
-    assert stem("directories") == stem("directory") == "directory"
-    assert stem("books") == stem("book") == "book"
-    assert stem("files") == stem("file")
-    assert stem("matches") == stem("match") == "match"
-    assert stem("reading") == stem("read") == "read"
-    assert stem("listed") == stem("listing") == stem("list") == "list"
-    assert stem("created") == stem("create")
-    assert stem("running") == "run"
-    assert stem("status") == "status"  # not a plural
-    assert stem("string") == "string"  # "str" has no vowel: not -ing
-    assert stem("address") == "address"
-
-
-def test_tokenize_drops_stopwords_and_splits_identifiers():
-    assert tokenize("Read the read_text_file of a Directory") == ["read", "read", "text", stem("file"), "directory"]
+# ---- summaries ------------------------------------------------------------------------------
 
 
 def test_summary_is_first_sentence_on_one_line():
@@ -310,39 +283,3 @@ def test_library(index):
     assert "async function get_sum(args: {" in docs[0] and "Promise<{ sum: number }>" in docs[0]
     assert docs[0].endswith("// Example: await mcp.everything.get_sum({ a: 1, b: 1 })")
     assert library(index, "xyzzy") == []
-
-
-# ---- guide ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("query", "topic"),
-    [
-        ("timeout", "timeouts"),
-        ("save artifact", "artifacts"),
-        ("catch tool error", "errors"),
-        ("run calls in parallel", "concurrency"),
-        ("structuredContent raw result", "results"),
-        ("read a resource", "resources and prompts"),
-        ("sleep", "timers"),
-        ("globals across cells", "persistence"),
-        ("search tools", "discovery"),
-        ("connect a server", "servers"),
-        ("print a big value", "printing"),
-        ("show html", "display"),
-        ("unknown argument", "argument checks"),
-        ("stop a stuck cell", "interrupts"),
-        ("how do I call a tool", "calling tools"),
-    ],
-)
-def test_guide_ranking(query, topic):
-    assert guide(query)[0]["topic"] == topic
-
-
-def test_guide_shape():
-    assert len(discovery.GUIDE) >= 15
-    first = guide("", limit=3)
-    assert [g["topic"] for g in first] == [t for t, _, _ in discovery.GUIDE[:3]] and set(first[0]) == {"topic", "text"}
-    assert len(guide("tool", limit=2)) == 2
-    assert guide("xyzzy") == []
-    assert "ToolError" in guide("errors")[0]["text"]

@@ -2,7 +2,7 @@
 
 Fixtures in tests/fixtures/schemas/: ``everything_tools.json`` and ``filesystem_tools.json`` are the
 ``tools/list`` output of @modelcontextprotocol/server-everything and server-filesystem (2026.8.31),
-``demo_tools.json`` that of mcp_kernel.demo_server (pydantic-generated schemas), ``features.json``
+``demo_tools.json`` that of mcp_kernel.demo.server (pydantic-generated schemas), ``features.json``
 hand-written schemas covering every rule. ``UPDATE_GOLDEN=1`` rewrites golden/*.txt.
 """
 
@@ -18,16 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcp_kernel.servers.typescript import (
-    Shape,
-    example_args,
-    example_call,
-    observe,
-    schema_to_ts,
-    shape_of,
-    signature,
-    tool_doc,
-)
+from mcp_kernel.servers.examples import example_args, example_call
+from mcp_kernel.servers.shapes import Shape, observe, shape_of
+from mcp_kernel.servers.typescript import schema_to_ts, signature, tool_doc
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "fixtures" / "schemas"
 GOLDEN = SCHEMAS / "golden"

@@ -1,7 +1,24 @@
 // The JavaScript half of the engine's bridge. Python never calls into V8 synchronously: every
-// piece of JS here runs because Python started an `eval_cancelable`, and everything JS wants
-// from Python (output, tool calls, timers, a finished cell) is appended to an outbox that
-// Python drains with the next eval. See docs/architecture.md, "The bridge".
+// piece of JS here runs because Python started an eval or called `receive` with a batch of data,
+// and everything JS wants from Python (output, calls, timers, a finished cell) is appended to an
+// outbox that Python drains after each of those.
+//
+// Outbox messages (JSON objects; `cell` names the cell the output or request belongs to):
+//   out          {t, cell, name: "stdout"|"stderr", text}       console output (consecutive writes merged)
+//   display      {t, cell, data, metadata, id, update}          a MIME bundle, or an update of one by id
+//   clear_output {t, cell, wait}
+//   req          {t, id, cell, name, args}                       call a Python handler; settled by id
+//   note         {t, cell, name, args}                           tell a Python handler; no answer
+//   timer        {t, id, cell, ms, repeat}                       arm a timer (Python keeps the clock)
+//   clear        {t, id}                                         disarm it
+//   done         {t, cell, ok, data | error}                     a cell finished: its MIME bundle or error
+//   uncaught     {t, cell, error}                                an error nobody awaited (timer callback…)
+// Inbound batches (`receive`, with `this` = JSON text {cell, items}) hold items:
+//   ["settle", id, ok, value?]   resolve (ok) or reject (value = {name, message, extra}) request id
+//   ["fire", id]                 a timer is due
+//   ["data", key, value]         context data (the tool catalog, limits…) for the receiver of `key`
+//   ["abort", name, message]     reject every pending request and drop every timer (interrupts)
+// A batch holds items of one cell only, so output produced while handling it is that cell's.
 //
 // Script-level `const`s below are lexical globals: reachable by injected code, invisible to
 // `Object.keys(globalThis)` and to completion.
@@ -23,46 +40,81 @@ function __mk$i() {
   const ns = globalThis.__mcp2repl;
   ns.flagBuffer = __mk$f.buffer;
 
+  // Built-ins used below, captured now: user code that replaces them changes only user code.
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const quote = (s) => stringify(String(s));
+  const ErrorCtor = Error;
+  const captureStack = Error.captureStackTrace;
+  const PromiseCtor = Promise;
+  const promiseThen = Function.prototype.call.bind(Promise.prototype.then);
+  const allSettled = Promise.allSettled.bind(Promise);
+  const apply = Reflect.apply;
+
+  /** JSON text to splice into a message as it is (e.g. a bundle's application/json, made once). */
+  class RawJson { constructor(text) { this.text = text; } }
+  ns.RawJson = RawJson;
+  /** A MIME bundle as JSON text; RawJson values go in unchanged. */
+  function bundleText(data) {
+    let out = "{";
+    for (const k of Object.keys(data)) {
+      const v = data[k];
+      if (v === undefined) continue;
+      out += (out.length > 1 ? "," : "") + quote(k) + ":" + (v instanceof RawJson ? v.text : stringify(v));
+    }
+    return out + "}";
+  }
+
+  /** Outgoing messages: JSON texts, joined into one array by drain(). */
   let outbox = [];
+  let lastOut = null; // the last "out" message, still an object so consecutive writes merge
   let outboxChars = 0;
   let dropped = 0;
   const OUTBOX_LIMIT = 8 * 1024 * 1024; // output text held between two drains
 
   /** The cell whose code is running now; output and new timers are attributed to it. */
   let current = "";
-  const pending = new Map(); // request id -> {resolve, reject}
+  const pending = new Map(); // request id -> {resolve, reject, site}
   let nextRequest = 1;
   const timers = new Map(); // timer id -> {fn, args, cell, repeat}
   let nextTimer = 1;
+  const dataReceivers = new Map(); // key -> function(value)
 
-  function post(msg) { outbox.push(msg); }
+  function post(text) { outbox.push(text); lastOut = null; }
 
   function postText(name, text) {
     if (outboxChars + text.length > OUTBOX_LIMIT) { dropped += text.length; return; }
     outboxChars += text.length;
-    const last = outbox[outbox.length - 1];
     // Coalesce consecutive writes so a chatty loop costs one message, not thousands.
-    if (last && last.t === "out" && last.name === name && last.cell === current) last.text += text;
-    else post({ t: "out", cell: current, name, text });
+    if (lastOut && lastOut.name === name && lastOut.cell === current) { lastOut.text += text; return; }
+    lastOut = { t: "out", cell: current, name, text };
+    outbox.push(lastOut);
   }
 
-  /** Python: everything JS produced since the last drain, as one JSON string ("" if none). */
+  /** Python: everything JS produced since the last drain, as one JSON text ("" if none). */
   ns.drain = function drain() {
     if (dropped) {
-      post({ t: "out", cell: current, name: "stderr", text: `[mcp2repl] ${dropped} characters of output were dropped (more than ${OUTBOX_LIMIT} between two flushes)\n` });
+      outbox.push({ t: "out", cell: current, name: "stderr", text: `[mcp2repl] ${dropped} characters of output were dropped (more than ${OUTBOX_LIMIT} between two flushes)\n` });
       dropped = 0;
     }
     if (!outbox.length) return "";
     const batch = outbox;
     outbox = [];
+    lastOut = null;
     outboxChars = 0;
-    return JSON.stringify(batch);
+    let text = "[";
+    for (let i = 0; i < batch.length; i++) {
+      const m = batch[i];
+      if (i) text += ",";
+      text += typeof m === "string" ? m : `{"t":"out","cell":${quote(m.cell)},"name":${quote(m.name)},"text":${quote(m.text)}}`;
+    }
+    return text + "]";
   };
 
   // ---- cells -------------------------------------------------------------------------
 
   function describeError(e) {
-    if (e instanceof Error || (e && typeof e === "object" && typeof e.stack === "string" && typeof e.message === "string")) {
+    if (e instanceof ErrorCtor || (e && typeof e === "object" && typeof e.stack === "string" && typeof e.message === "string")) {
       let name = "Error";
       let message = "";
       let stack = "";
@@ -81,88 +133,73 @@ function __mk$i() {
     return { name: "Uncaught", message: ns.inspect(e, { depth: 2 }), stack: "", extra: {} };
   }
   ns.describeError = describeError;
+  const errorText = (e) => stringify(describeError(e));
 
-  /** MIME bundle for a cell result: user-defined first, then text/plain and JSON. */
-  function bundle(value) {
-    const custom = value !== null && (typeof value === "object" || typeof value === "function")
-      ? value[Symbol.for("Jupyter.display")] : undefined;
-    if (typeof custom === "function") {
-      const b = custom.call(value);
-      if (b === null) return null; // the value chose to show nothing (e.g. an api.print envelope)
-      if (b && typeof b === "object") {
-        const data = {};
-        for (const [mime, v] of Object.entries(b)) {
-          if (typeof v === "string") data[mime] = v;
-          else if (/json$/.test(mime)) data[mime] = JSON.parse(JSON.stringify(v));
-        }
-        if (!("text/plain" in data)) data["text/plain"] = ns.inspect(value);
-        return data;
-      }
-    }
-    const rich = typeof ns.richBundle === "function" ? ns.richBundle(value) : undefined;
-    if (rich) return rich;
+  /** The MIME bundle of a cell result. The display layer replaces this (setResultFormatter). */
+  let formatResult = (value) => {
     const data = { "text/plain": ns.inspect(value) };
     const json = ns.jsonValue(value);
-    if (json !== undefined) data["application/json"] = JSON.parse(json);
+    if (json !== undefined) data["application/json"] = new RawJson(json);
     return data;
-  }
+  };
+  /** Install `fn(value) -> bundle | null | Promise<bundle | null>` as the cell result formatter. */
+  ns.setResultFormatter = (fn) => { formatResult = fn; };
 
-  /** Characters a bundle puts into the notebook (its text and its JSON), to decide on fitting. */
-  function bundleSize(data) {
-    let n = 0;
-    for (const [mime, v] of Object.entries(data)) {
-      if (typeof v === "string") n = Math.max(n, mime.startsWith("image/") ? 0 : v.length);
-      else n = Math.max(n, (ns.jsonValue(v, ns.maxOutputChars * 4) || "x".repeat(ns.maxOutputChars + 1)).length);
-    }
-    return n;
-  }
-  ns.bundle = bundle;
+  /** Promises a cell waits for before it reports done (e.g. emit() output still being made). */
+  ns.holds = new Set();
 
   /** Start a rewritten cell; its outcome is posted as a "done" message. */
   ns.run = function run(cell, body) {
     current = cell;
     const finish = async (ok, value) => {
       try {
-        if (ns.pendingOutput && ns.pendingOutput.size) await Promise.allSettled([...ns.pendingOutput]); // emit() first
-        if (!ok) return post({ t: "done", cell, ok: false, error: describeError(value) });
-        let data = value === undefined ? null : bundle(value);
-        if (data && bundleSize(data) > (ns.maxOutputChars || Infinity) && typeof ns.fitResult === "function") {
-          data = await ns.fitResult(value); // too big for a notebook: a fitted view, the rest as an artifact
-        }
-        post({ t: "done", cell, ok: true, data });
+        if (ns.holds.size) await allSettled([...ns.holds]);
+        if (!ok) return post(`{"t":"done","cell":${quote(cell)},"ok":false,"error":${errorText(value)}}`);
+        const data = value === undefined ? null : await formatResult(value);
+        post(`{"t":"done","cell":${quote(cell)},"ok":true,"data":${data ? bundleText(data) : "null"}}`);
       } catch (e) {
         // Showing the value failed (e.g. a throwing Jupyter.display); report that instead.
-        post({ t: "done", cell, ok: false, error: describeError(e) });
+        post(`{"t":"done","cell":${quote(cell)},"ok":false,"error":${errorText(e)}}`);
       }
     };
-    body().then((v) => finish(true, v), (e) => finish(false, e));
+    promiseThen(body(), (v) => finish(true, v), (e) => finish(false, e));
   };
 
   // ---- calls into Python ---------------------------------------------------------------
 
-  /** Call a Python-side handler; resolves with its JSON result. */
+  function serialize(name, args) {
+    const text = stringify(args === undefined ? null : args, (k, v) => {
+      if (typeof v === "bigint") throw new TypeError(`Cannot send a BigInt (${v}n) to ${name}: convert it to a Number or String first`);
+      return v;
+    });
+    return text === undefined ? "null" : text; // a function or a symbol has no JSON form
+  }
+
+  /** Call a Python-side handler; resolves with its result. */
   ns.call = function call(name, args) {
     let payload;
     try {
-      payload = JSON.stringify(args === undefined ? null : args, (k, v) => {
-        if (typeof v === "bigint") throw new TypeError(`Cannot send a BigInt (${v}n) to ${name}: convert it to a Number or String first`);
-        return v;
-      });
+      payload = serialize(name, args);
     } catch (e) {
-      return Promise.reject(e);
+      return PromiseCtor.reject(e);
     }
-    // The stack of the call site, so a failure points at the user's line, not at settle().
+    // The stack of the call site, so a failure points at the user's line, not at receive().
     const site = {};
-    Error.captureStackTrace(site, call);
-    return new Promise((resolve, reject) => {
+    captureStack(site, call);
+    return new PromiseCtor((resolve, reject) => {
       const id = nextRequest++;
       pending.set(id, { resolve, reject, site });
-      post({ t: "req", id, cell: current, name, args: payload });
+      post(`{"t":"req","id":${id},"cell":${quote(current)},"name":${quote(name)},"args":${payload}}`);
     });
   };
 
+  /** Tell a Python handler something; nothing comes back. */
+  ns.notify = function notify(name, args) {
+    post(`{"t":"note","cell":${quote(current)},"name":${quote(name)},"args":${serialize(name, args)}}`);
+  };
+
   function makeError(spec, site) {
-    const err = new Error(spec.message);
+    const err = new ErrorCtor(spec.message);
     err.name = spec.name || "Error";
     for (const [k, v] of Object.entries(spec.extra || {})) err[k] = v;
     if (site && typeof site.stack === "string") {
@@ -171,24 +208,46 @@ function __mk$i() {
     return err;
   }
 
-  /** Python: settle requests, `[[id, ok, jsonText], …]`, on behalf of `cell`. */
-  ns.settle = function settle(cell, batch) {
-    current = cell;
-    for (const [id, ok, text] of batch) {
-      const p = pending.get(id);
-      if (!p) continue;
-      pending.delete(id);
-      if (ok) p.resolve(text === "" ? undefined : JSON.parse(text));
-      else p.reject(makeError(JSON.parse(text), p.site));
-    }
-  };
-
-  /** Python: stop everything in flight (interrupt, timeout, shutdown). */
-  ns.abort = function abort(name, message) {
+  function abort(name, message) {
     const reasons = Array.from(pending.values());
     pending.clear();
     timers.clear();
     for (const p of reasons) p.reject(makeError({ name, message }, p.site));
+  }
+
+  /** Register the receiver of context data `key` (called now if the data already came). */
+  const data = new Map();
+  ns.onData = function onData(key, fn) {
+    dataReceivers.set(key, fn);
+    if (data.has(key)) fn(data.get(key));
+  };
+
+  /** Python: a batch of inbound items for one cell; `this` is its JSON text (see the table above). */
+  ns.receive = function receive() {
+    const batch = parse(this);
+    current = batch.cell;
+    for (const item of batch.items) {
+      try {
+        const kind = item[0];
+        if (kind === "settle") {
+          const p = pending.get(item[1]);
+          if (!p) continue;
+          pending.delete(item[1]);
+          if (item[2]) p.resolve(item[3]);
+          else p.reject(makeError(item[3], p.site));
+        } else if (kind === "fire") {
+          fire(item[1]);
+        } else if (kind === "data") {
+          data.set(item[1], item[2]);
+          const fn = dataReceivers.get(item[1]);
+          if (fn) fn(item[2]);
+        } else if (kind === "abort") {
+          abort(item[1], item[2]);
+        }
+      } catch (e) {
+        post(`{"t":"uncaught","cell":${quote(current)},"error":${errorText(e)}}`);
+      }
+    }
   };
 
   // ---- timers (Python keeps the clock; JS keeps the callbacks) ----------------------------
@@ -198,25 +257,24 @@ function __mk$i() {
     const id = nextTimer++;
     const delay = Math.max(0, Number(ms) || 0);
     timers.set(id, { fn, args, cell: current, repeat });
-    post({ t: "timer", id, ms: delay, repeat, cell: current });
+    post(`{"t":"timer","id":${id},"cell":${quote(current)},"ms":${stringify(delay)},"repeat":${repeat ? "true" : "false"}}`);
     return id;
   }
   function clearTimer(id) {
-    if (timers.delete(Number(id))) post({ t: "clear", id: Number(id) });
+    if (timers.delete(Number(id))) post(`{"t":"clear","id":${stringify(Number(id))}}`);
   }
 
-  /** Python: a timer is due. */
-  ns.fire = function fire(id) {
+  function fire(id) {
     const t = timers.get(id);
     if (!t) return;
     if (!t.repeat) timers.delete(id);
     current = t.cell;
     try {
-      Reflect.apply(t.fn, undefined, t.args);
+      apply(t.fn, undefined, t.args);
     } catch (e) {
-      post({ t: "uncaught", cell: t.cell, error: describeError(e) });
+      post(`{"t":"uncaught","cell":${quote(t.cell)},"error":${errorText(e)}}`);
     }
-  };
+  }
 
   // mini-racer's own setTimeout polyfill is a non-configurable `var`: overwrite those in place.
   const define = (name, value) => {
@@ -230,11 +288,11 @@ function __mk$i() {
   define("clearTimeout", clearTimer);
   define("clearInterval", clearTimer);
   define("clearImmediate", clearTimer);
-  define("sleep", (ms) => new Promise((resolve) => addTimer(resolve, ms, [], false)));
+  define("sleep", (ms) => new PromiseCtor((resolve) => addTimer(resolve, ms, [], false)));
   // performance.now(): bare V8 has no high-resolution clock; Date.now() is the best there is.
   const timeOrigin = Date.now();
   define("performance", { timeOrigin, now: () => Date.now() - timeOrigin });
-  define("reportError", (e) => post({ t: "uncaught", cell: current, error: describeError(e) }));
+  define("reportError", (e) => post(`{"t":"uncaught","cell":${quote(current)},"error":${errorText(e)}}`));
 
   // ---- console ------------------------------------------------------------------------
 
@@ -252,11 +310,11 @@ function __mk$i() {
     log: stdout, info: stdout, debug: stdout,
     warn: stderr, error: stderr,
     trace: (...args) => {
-      const stack = String(new Error().stack || "").split("\n").slice(2).join("\n");
+      const stack = String(new ErrorCtor().stack || "").split("\n").slice(2).join("\n");
       write("stderr", ["Trace" + (args.length ? ": " + ns.format(...args) : "") + "\n" + stack]);
     },
     dir: (value, options) => write("stdout", [ns.inspect(value, options || {})]),
-    table: (data) => write("stdout", [ns.table ? ns.table(data) : ns.inspect(data)]),
+    table: (rows) => write("stdout", [ns.textTable(rows, { style: "box" })]),
     assert: (cond, ...args) => { if (!cond) write("stderr", ["Assertion failed" + (args.length ? ": " + ns.format(...args) : "")]); },
     group: (...args) => { if (args.length) stdout(...args); groupIndent += "  "; },
     groupEnd: () => { groupIndent = groupIndent.slice(2); },
@@ -272,13 +330,13 @@ function __mk$i() {
   // ---- display ------------------------------------------------------------------------
 
   /** Publish a MIME bundle now (display_data), or update an earlier one by id. */
-  ns.display = function display(data, metadata, displayId, update) {
-    post({ t: "display", cell: current, data, metadata: metadata || {}, id: displayId || null, update: !!update });
+  ns.display = function display(bundle, metadata, displayId, update) {
+    post(`{"t":"display","cell":${quote(current)},"data":${bundleText(bundle)},"metadata":${stringify(metadata || {})},` +
+      `"id":${displayId ? quote(displayId) : "null"},"update":${update ? "true" : "false"}}`);
   };
 
   /** Clear the current cell's output (wait: only when the next output arrives, to avoid flicker). */
   ns.clearOutput = function clearOutput(wait) {
-    post({ t: "clear_output", cell: current, wait: !!wait });
+    post(`{"t":"clear_output","cell":${quote(current)},"wait":${wait ? "true" : "false"}}`);
   };
-
 })();

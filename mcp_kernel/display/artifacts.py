@@ -7,10 +7,15 @@ names or reserved characters) so a notebook's artifacts folder can be copied to 
 
 Writes go to a hidden temp file beside the target, are fsynced and then renamed over it with
 ``os.replace``, so a crash, SIGKILL or Ctrl-C leaves the old artifact or none, never half of one.
+
+JS serialises values (display/js/artifacts.js) so only text crosses the bridge; the handlers at
+the end of this module write and read it in a thread, so a 50 MB artifact never stalls the loop.
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import contextlib
 import json
 import os
@@ -20,6 +25,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+from ..engine import BridgeError, CallContext, Engine
 
 FORMATS = {"json": ".json", "text": ".txt", "ndjson": ".ndjson", "bytes": ".bin"}
 # Extensions that already say the format, so "report.csv" saved as text is not renamed "report.csv.txt".
@@ -53,10 +61,10 @@ class Handle:
         return asdict(self)
 
 
-def default_root() -> Path:
+def default_root(cwd: Path | None = None) -> Path:
     """``MCP2REPL_ARTIFACT_DIR``, else ``<cwd>/.mcp2repl/artifacts`` (beside the notebook the kernel runs for)."""
     env = os.environ.get("MCP2REPL_ARTIFACT_DIR")
-    return Path(env).expanduser() if env else Path.cwd() / ".mcp2repl" / "artifacts"
+    return Path(env).expanduser() if env else (cwd or Path.cwd()) / ".mcp2repl" / "artifacts"
 
 
 def infer_format(name: str) -> str:
@@ -271,3 +279,53 @@ def _atomic_write(path: Path, payload: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+# ---- the bridge handlers behind api.saveArtifact, api.readArtifact, api.artifacts ------------------
+
+
+def handle_json(handle: Handle) -> dict[str, Any]:
+    """The handle as JS sees it, plus a path relative to the notebook for JupyterLab links."""
+    data = handle.to_json()
+    try:
+        data["relPath"] = os.path.relpath(handle.path, Path.cwd())
+    except ValueError:  # another drive on Windows
+        pass
+    return data
+
+
+def register(engine: Engine, store: ArtifactStore) -> None:
+    """Serve ``artifacts.save``, ``artifacts.read`` and ``artifacts.list`` for JS."""
+
+    async def save(params: dict[str, Any], ctx: CallContext) -> Any:
+        fmt = params.get("format", "json")
+        data: str | bytes = params["data"]
+        if fmt == "bytes":
+            data = base64.b64decode(params["data"])
+        try:
+            name = params.get("name") or store.unique_name(f"result-{_cell_stem(ctx.cell)}", fmt)
+            # in a thread: a 50 MB artifact must not stall the kernel's loop, and an interrupt
+            # that cancels this task leaves the atomic write to finish or vanish on its own
+            return handle_json(await asyncio.to_thread(store.save, name, data, fmt))
+        except ArtifactError as exc:
+            raise BridgeError("ArtifactError", str(exc)) from None
+
+    async def read(params: dict[str, Any], ctx: CallContext) -> Any:
+        try:
+            fmt, content = await asyncio.to_thread(store.read, params["name"])
+        except ArtifactError as exc:
+            raise BridgeError("ArtifactError", str(exc)) from None
+        if isinstance(content, bytes):
+            return {"format": "bytes", "data": base64.b64encode(content).decode("ascii")}
+        return {"format": fmt, "data": content}
+
+    async def listing(params: Any, ctx: CallContext) -> Any:
+        return [handle_json(h) for h in await asyncio.to_thread(store.list)]
+
+    engine.register("artifacts.save", save)
+    engine.register("artifacts.read", read)
+    engine.register("artifacts.list", listing)
+
+
+def _cell_stem(cell: str) -> str:
+    return cell.replace("[", "").replace("]", "").replace("-", "s") or "value"

@@ -3,74 +3,31 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from jupyter_client.manager import start_new_kernel
-
-ECHO = Path(__file__).resolve().parent.parent / "fixtures" / "servers" / "echo_server.py"
-
-
-class K:
-    def __init__(self, cwd: Path) -> None:
-        env = {**os.environ, "XDG_CONFIG_HOME": str(cwd / "xdg")}
-        self.km, self.kc = start_new_kernel(kernel_name="mcp2repl", cwd=str(cwd), env=env)
-
-    def reply(self, msg_id: str) -> dict:
-        while True:
-            msg = self.kc.get_shell_msg(timeout=30)
-            if msg["parent_header"]["msg_id"] == msg_id:
-                return msg["content"]
-
-    def result(self, code: str) -> dict:
-        out: list[dict] = []
-        errors: list[str] = []
-
-        def hook(msg: dict) -> None:
-            if msg["msg_type"] == "execute_result":
-                out.append(msg["content"]["data"])
-            elif msg["msg_type"] == "error":
-                errors.append("\n".join(msg["content"]["traceback"]))
-
-        self.kc.execute_interactive(code, timeout=60, output_hook=hook)
-        assert not errors, errors[0]
-        return out[-1] if out else {}
-
-    def value(self, code: str) -> str:
-        return self.result(code).get("text/plain", "")
-
-    def json(self, code: str) -> object:
-        """The JSON view of a cell whose result is an object or array (wrapped in {v: …})."""
-        return self.result(code)["application/json"]["v"]
-
-    def complete(self, code: str) -> dict:
-        return self.reply(self.kc.complete(code, len(code)))
-
-    def inspect(self, code: str, pos: int | None = None) -> dict:
-        return self.reply(self.kc.inspect(code, len(code) if pos is None else pos))
+from conftest import ECHO, KernelProcess
 
 
 @pytest.fixture(scope="module")
-def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[K]:
+def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelProcess]:
     cwd = tmp_path_factory.mktemp("disc")
     config = {
         "mcpServers": {
-            "demo": {"command": sys.executable, "args": ["-m", "mcp_kernel.demo_server"]},
+            "demo": {"command": sys.executable, "args": ["-m", "mcp_kernel.demo.server"]},
             "echo": {"command": sys.executable, "args": [str(ECHO)]},
         }
     }
     (cwd / "mcp.json").write_text(json.dumps(config))
-    kernel = K(cwd)
+    kernel = KernelProcess(cwd)
     kernel.value("await api.servers({ wait: true }); 1")
     yield kernel
     kernel.kc.stop_channels()
     kernel.km.shutdown_kernel(now=True)
 
 
-def test_completion_of_servers_tools_and_api(k: K) -> None:
+def test_completion_of_servers_tools_and_api(k: KernelProcess) -> None:
     reply = k.complete("mcp.")
     assert reply["matches"] == ["call", "demo", "echo", "servers", "tools"]
     reply = k.complete("mcp.demo.get_")
@@ -91,7 +48,7 @@ def test_completion_of_servers_tools_and_api(k: K) -> None:
     assert "hasOwnProperty" not in api_names
 
 
-def test_completion_of_argument_names(k: K) -> None:
+def test_completion_of_argument_names(k: KernelProcess) -> None:
     reply = k.complete("await tools.search_books({ query: 'x', ")
     assert reply["matches"] == ["genre", "limit"]
     sigs = [t["signature"] for t in reply["metadata"]["_jupyter_types_experimental"]]
@@ -99,7 +56,7 @@ def test_completion_of_argument_names(k: K) -> None:
     assert k.complete("await mcp.echo.add({ b")["matches"] == ["b"]
 
 
-def test_inspect_shows_generated_doc(k: K) -> None:
+def test_inspect_shows_generated_doc(k: KernelProcess) -> None:
     reply = k.inspect("tools.get_book", 8)
     assert reply["found"] is True
     plain = reply["data"]["text/plain"]
@@ -111,32 +68,32 @@ def test_inspect_shows_generated_doc(k: K) -> None:
     assert "async function add(" in inside["data"]["text/plain"]
 
 
-def test_search_library_describe_list_guide(k: K) -> None:
-    top = k.json("({ v: (await api.searchTools('serch boks', { limit: 2 })).results.map(r => r.name) })")
+def test_search_library_describe_list_guide(k: KernelProcess) -> None:
+    top = k.json("({ v: (await api.searchTools('serch boks', { limit: 2 })).results.map(r => r.name) })")["v"]
     assert top[0] == "search_books"
-    page = k.json("({ v: await api.searchTools('book', { limit: 2, offset: 2 }) })")
+    page = k.json("({ v: await api.searchTools('book', { limit: 2, offset: 2 }) })")["v"]
     assert page["query"] == "book" and len(page["results"]) == 2 and page["nextOffset"] in (4, None)
-    empty = k.json("({ v: await api.searchTools('xyzzy') })")
+    empty = k.json("({ v: await api.searchTools('xyzzy') })")["v"]
     assert empty["results"] == [] and empty["note"].startswith('No tools match "xyzzy" (searched')
-    doc = k.json("({ v: (await api.library('sales report', { limit: 1 }))[0] })")
+    doc = k.json("({ v: (await api.library('sales report', { limit: 1 }))[0] })")["v"]
     assert "async function sales_report(args?: {" in doc
     assert "// Example: await mcp.demo.sales_report()" in doc
-    described = k.json("await tools.get_book({ book_id: 'b02' }); ({ v: await api.describeTool('demo', 'get_book') })")
+    described = k.json("await tools.get_book({ book_id: 'b02' }); ({ v: await api.describeTool('demo', 'get_book') })")["v"]
     assert described["annotations"]["readOnly"] is True
     assert described["example"] == 'await mcp.demo.get_book({ book_id: "example" })'
     assert described["observedOutput"]["source"] == "structuredContent"
     assert described["observedOutput"]["shape"].startswith("{ id: string; title: string;")
-    listing = k.json("({ v: await api.listTools({ server: 'echo' }) })")
+    listing = k.json("({ v: await api.listTools({ server: 'echo' }) })")["v"]
     assert {t["name"] for t in listing} >= {"echo", "add", "get-weather.v2", "delete"}
     assert "inputSchema" not in listing[0]
-    topics = k.json("({ v: (await api.guide('save a big result to a file')).map(g => g.topic) })")
+    topics = k.json("({ v: (await api.guide('save a big result to a file')).map(g => g.topic) })")["v"]
     assert topics[0] == "artifacts"
 
 
-def test_example_calls_pass_validation(k: K) -> None:
-    calls = k.json("({ v: (await api.listTools({ server: 'demo' })).map(t => t.name) })")
+def test_example_calls_pass_validation(k: KernelProcess) -> None:
+    calls = k.json("({ v: (await api.listTools({ server: 'demo' })).map(t => t.name) })")["v"]
     for name in calls:
-        example = k.json(f"({{ v: (await api.describeTool('demo', {json.dumps(name)})).example }})")
+        example = k.json(f"({{ v: (await api.describeTool('demo', {json.dumps(name)})).example }})")["v"]
         assert example.startswith(f"await mcp.demo.{name}(")
     # the generated example of a tool with required arguments runs through argument checks
     assert k.value("const r = await tools.call('get_author', { name_or_id: 'example' }); r.ok || r.error.code") == "'tool_error'"

@@ -38,7 +38,7 @@ def kernel_json(display_name: str = DISPLAY_NAME, env: dict[str, str] | None = N
 def _assets() -> Path:
     """The logos: packaged in the wheel, or the repository's kernelspec/ in a checkout."""
     packaged = Path(str(resources.files("mcp_kernel"))) / "kernelspec"
-    return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "kernelspec"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "kernelspec"
 
 
 def install(

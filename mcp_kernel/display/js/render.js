@@ -1,9 +1,12 @@
 // How values look in a notebook: MCP content (images, audio, resources, links) renders
-// natively, and arrays of records get an HTML table beside the JSON. bridge.js's bundle()
-// asks `__mcp2repl.richBundle(value)` first; undefined means "use the defaults".
+// natively, artifact handles as small cards, and arrays of records get an HTML table beside the
+// JSON. result.js's bundle() asks `__mcp2repl.richBundle(value)` first; undefined means "use the
+// defaults".
 (function installRender() {
   "use strict";
   const ns = globalThis.__mcp2repl;
+  /** HTML-escape text (every display file that writes HTML uses this one). */
+  ns.escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
   const MAX_ROWS = 50;
   const MAX_COLS = 20;
@@ -80,18 +83,6 @@
     if (rows.length > shown.length) out += `<p><em>${rows.length - shown.length} more rows</em></p>`;
     return out;
   }
-  ns.table = function tableText(data) {
-    // console.table: a plain-text grid is what a terminal needs
-    const rows = Array.isArray(data) ? data : Object.values(data || {});
-    if (!rows.length || !rows.every((r) => r !== null && typeof r === "object")) return ns.inspect(data);
-    const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, MAX_COLS);
-    const grid = [["(index)", ...cols], ...rows.slice(0, MAX_ROWS).map((r, i) => [String(i), ...cols.map((c) => (r[c] === undefined ? "" : typeof r[c] === "string" ? r[c] : ns.inspect(r[c], { depth: 0 })))])];
-    const widths = grid[0].map((_, j) => Math.min(40, Math.max(...grid.map((row) => row[j].length))));
-    const line = (row) => "│ " + row.map((c, j) => c.slice(0, widths[j]).padEnd(widths[j])).join(" │ ") + " │";
-    const bar = (l, m, r) => l + widths.map((w) => "─".repeat(w + 2)).join(m) + r;
-    return [bar("┌", "┬", "┐"), line(grid[0]), bar("├", "┼", "┤"), ...grid.slice(1).map(line), bar("└", "┴", "┘")].join("\n");
-  };
-
   const isHandle = (v) => isPlain(v) && v.kind === "artifact" && typeof v.name === "string" && typeof v.readWith === "string";
   const size = (n) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`);
 
@@ -122,7 +113,7 @@
       // which it ranks above HTML); api.print drops it so the table is what Lab shows.
       const data = { "text/plain": ns.inspect(value), "text/html": table(value) };
       const json = ns.jsonValue(value);
-      if (json !== undefined) data["application/json"] = JSON.parse(json);
+      if (json !== undefined) data["application/json"] = new ns.RawJson(json);
       return data;
     }
     return undefined;

@@ -6,26 +6,23 @@ import json
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import load_v8
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from py_mini_racer import MiniRacer
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = ["mcp_kernel/engine/js/inspect.js", "mcp_kernel/api/core.js", "mcp_kernel/api/shape.js"]
+SCRIPTS = ["engine/js/inspect.js", "display/js/project.js", "display/js/fit.js"]
 OPERATORS = "$path, $slice, $items, $pick, $omit"
 
 
 @pytest.fixture(scope="module")
 def mr() -> Iterator[MiniRacer]:
-    ctx = MiniRacer()
-    for name in SCRIPTS:
-        ctx.eval((ROOT / name).read_text())
+    ctx = load_v8(*SCRIPTS)
     ctx.eval(
-        "var F = (v, n) => __mcp2repl.shape.fit(v, n), E = (v, o) => __mcp2repl.shape.envelope(v, o), P = (v, p) => api.project(v, p);"
+        "var F = (v, n) => __mcp2repl.shape.fit(v, n), E = (v, o) => __mcp2repl.shape.envelope(v, o), P = (v, p) => __mcp2repl.project(v, p);"
     )
     yield ctx
     ctx.close()  # an unclosed context with a large heap can stall interpreter exit

@@ -11,8 +11,8 @@ import re
 from typing import Any
 
 from ..engine.introspection import Completion
-from .catalog import Catalog, ToolEntry
-from .typescript import signature, tool_doc
+from ..servers.catalog import Catalog, ToolEntry
+from ..servers.typescript import signature, tool_doc
 
 _IDENT = r"[A-Za-z_$][\w$]*"
 _SERVER_MEMBERS = {"resources": "module", "prompts": "module"}
@@ -107,7 +107,7 @@ def complete(code: str, cursor: int, catalog: Catalog, observed: dict[tuple[str,
 
 def _short_type(schema: Any) -> str:
     try:
-        from .typescript import schema_to_ts
+        from ..servers.typescript import schema_to_ts
 
         return schema_to_ts(schema)
     except Exception:  # noqa: BLE001

@@ -18,7 +18,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -29,7 +28,8 @@ from typing import Any
 import nbformat
 import psutil
 import pytest
-from jupyter_client.manager import start_new_kernel
+from conftest import OWN_VARS, is_call_trace
+from conftest import KernelProcess as Kernel
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -42,8 +42,6 @@ TINY_PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR42mP4z8DA
 GHOST = "/nonexistent/mcp2repl-ghost-server"
 #: Tools of echo_server.py that the HTTP and SSE copies hide, so only some names are ambiguous.
 HTTP_BLOCKED = ["sleep", "fail", "big", "stderr_noise", "get-weather.v2", "delete"]
-#: Config-level env vars of the runner must not leak into the kernels started here.
-OWN_VARS = ("MCP2REPL_CONFIG", "MCP2REPL_PROFILE", "MCP2REPL_SERVER")
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -73,121 +71,6 @@ uvicorn.run(guarded, host="127.0.0.1", port=port, log_level="warning")
 # --------------------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------------------
-
-
-def is_call_trace(content: dict[str, Any]) -> bool:
-    """The kernel's live "N tool calls, … s" display, shown only for cells slower than ~0.4 s.
-
-    Whether it appears depends on timing, so exact output checks leave it out.
-    """
-    display_id = (content.get("transient") or {}).get("display_id") or ""
-    return display_id.startswith("mcp2repl-calls-") or 'class="mcp2repl-calls"' in str((content.get("data") or {}).get("text/html", ""))
-
-
-class Cell:
-    """What one execute_request produced: the reply and the IOPub outputs, in order."""
-
-    def __init__(self, reply: dict[str, Any], outputs: list[dict[str, Any]], seconds: float, traces: list[dict[str, Any]]) -> None:
-        self.reply = reply
-        self.outputs = outputs  # without the live tool-call display (see is_call_trace)
-        self.seconds = seconds
-        self.traces = traces
-
-    def stream(self, name: str) -> str:
-        return "".join(o["text"] for o in self.outputs if o["type"] == "stream" and o["name"] == name)
-
-    @property
-    def stderr(self) -> str:
-        return self.stream("stderr")
-
-    @property
-    def kinds(self) -> list[str]:
-        return [o["type"] for o in self.outputs]
-
-    @property
-    def result(self) -> dict[str, Any]:
-        found = [o["data"] for o in self.outputs if o["type"] == "execute_result"]
-        assert self.reply["status"] == "ok" and found, (self.reply, self.outputs)
-        return found[-1]
-
-    @property
-    def text(self) -> str:
-        return self.result["text/plain"]
-
-    @property
-    def error(self) -> dict[str, Any]:
-        errors = [o for o in self.outputs if o["type"] == "error"]
-        assert self.reply["status"] == "error" and len(errors) == 1, (self.reply, self.outputs)
-        return errors[0]
-
-
-class Kernel:
-    """An mcp2repl kernel started in ``cwd`` with an empty XDG config folder unless ``env`` says otherwise."""
-
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
-        base = {k: v for k, v in os.environ.items() if k not in OWN_VARS}
-        base["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="mcp2repl-xdg-")
-        self.km, self.kc = start_new_kernel(kernel_name="mcp2repl", cwd=str(cwd), env={**base, **(env or {})})
-        self.pid: int = self.km.provisioner.pid  # type: ignore[union-attr]
-
-    def run(self, code: str, timeout: float = 30) -> Cell:
-        started = time.monotonic()
-        msg_id = self.kc.execute(code)
-        outputs: list[dict[str, Any]] = []
-        traces: list[dict[str, Any]] = []
-        while True:
-            msg = self.kc.get_iopub_msg(timeout=timeout)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-                break
-            if is_call_trace(msg["content"]):
-                traces.append(msg["content"])
-            elif msg["msg_type"] in ("stream", "execute_result", "error", "display_data"):
-                outputs.append({"type": msg["msg_type"], **msg["content"]})
-        reply = self.kc.get_shell_msg(timeout=timeout)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = self.kc.get_shell_msg(timeout=timeout)
-        return Cell(reply["content"], outputs, time.monotonic() - started, traces)
-
-    def value(self, code: str) -> str:
-        """text/plain of a cell that must succeed without any other output."""
-        cell = self.run(code)
-        assert cell.kinds == ["execute_result"], (cell.reply, cell.outputs)
-        return cell.text
-
-    def json(self, code: str) -> Any:
-        cell = self.run(code)
-        assert cell.kinds == ["execute_result"], (cell.reply, cell.outputs)
-        return cell.result["application/json"]
-
-    def banner(self) -> list[str]:
-        """The lines of the banner from ``MCP servers from …`` on."""
-        msg_id = self.kc.kernel_info()
-        reply = self.kc.get_shell_msg(timeout=10)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = self.kc.get_shell_msg(timeout=10)
-        lines = reply["content"]["banner"].splitlines()
-        start = next(i for i, line in enumerate(lines) if line.startswith("MCP servers from "))
-        return lines[start:]
-
-    def wait_for_servers(self) -> None:
-        self.run("await api.servers({wait: true})", timeout=60)
-
-    def server_processes(self) -> dict[str, psutil.Process]:
-        """The kernel's child processes, keyed by their command line."""
-        return {" ".join(p.cmdline()): p for p in psutil.Process(self.pid).children(recursive=True)}
-
-    def server_process(self, *needles: str) -> psutil.Process:
-        found = [p for cmd, p in self.server_processes().items() if all(n in cmd for n in needles)]
-        assert len(found) == 1, (needles, list(self.server_processes()))
-        return found[0]
-
-    def close(self, graceful: bool = False) -> None:
-        """Shut down: by shutdown_request (graceful) or by killing the kernel process."""
-        if self.km.is_alive():
-            self.km.shutdown_kernel(now=not graceful)
-        self.kc.stop_channels()
 
 
 def interrupt_after(seconds: float, send: Any) -> dict[str, float]:

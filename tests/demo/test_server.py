@@ -1,6 +1,6 @@
 """End-to-end tests of the built-in demo server, driven by the official MCP client.
 
-The server is started for real (``python -m mcp_kernel.demo_server``) over stdio, and
+The server is started for real (``python -m mcp_kernel.demo.server``) over stdio, and
 once over each HTTP transport, because what matters to users is what arrives on the
 wire: schemas, structured content, images, progress notifications and errors. The
 data set is deterministic, so results are compared exactly ("golden" values).
@@ -31,7 +31,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, ImageContent, TextContent
 
-from mcp_kernel import demo_data, demo_server
+from mcp_kernel.demo import data as demo_data
+from mcp_kernel.demo import logic as demo_logic
+from mcp_kernel.demo import server as demo_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -59,8 +61,8 @@ async def demo() -> AsyncIterator[ClientSession]:
 
 @asynccontextmanager
 async def demo_session(*extra_args: str) -> AsyncIterator[ClientSession]:
-    """Start ``python -m mcp_kernel.demo_server`` over stdio and yield an initialised session."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_kernel.demo_server", *extra_args], cwd=str(REPO_ROOT))
+    """Start ``python -m mcp_kernel.demo.server`` over stdio and yield an initialised session."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_kernel.demo.server", *extra_args], cwd=str(REPO_ROOT))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
@@ -76,7 +78,7 @@ def _free_port() -> int:
 async def demo_http_server(transport: str) -> AsyncIterator[str]:
     """Run the demo server on a free loopback port; yield its base URL once it accepts connections."""
     port = _free_port()
-    command = [sys.executable, "-m", "mcp_kernel.demo_server", "--transport", transport, "--port", str(port)]
+    command = [sys.executable, "-m", "mcp_kernel.demo.server", "--transport", transport, "--port", str(port)]
     with tempfile.TemporaryFile() as log:
         proc = await anyio.open_process(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:
@@ -164,9 +166,9 @@ def test_demo_data_is_consistent() -> None:
 
 def test_cover_png_is_deterministic() -> None:
     """Same id, same bytes; different ids, different covers; always a 64x96 PNG."""
-    first = demo_server.cover_png("b01")
-    assert first == demo_server.cover_png("b01")
-    assert first != demo_server.cover_png("b02")
+    first = demo_logic.cover_png("b01")
+    assert first == demo_logic.cover_png("b01")
+    assert first != demo_logic.cover_png("b02")
     assert png_size(first) == (64, 96)
 
 
@@ -423,7 +425,7 @@ async def test_render_cover(demo: ClientSession) -> None:
     data = base64.b64decode(image.data)
     assert data.startswith(PNG_SIGNATURE)
     assert png_size(data) == (64, 96)
-    assert data == demo_server.cover_png("b01")
+    assert data == demo_logic.cover_png("b01")
     assert missing.is_error
 
 

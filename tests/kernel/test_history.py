@@ -7,7 +7,7 @@ from pathlib import Path
 
 from jupyter_client.manager import start_new_kernel
 
-from mcp_kernel.history import History
+from mcp_kernel.kernel.history import History
 
 
 def test_store_and_query(tmp_path: Path) -> None:

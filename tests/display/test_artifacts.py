@@ -17,10 +17,10 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from mcp_kernel import artifacts
-from mcp_kernel.artifacts import ArtifactError, ArtifactStore, Handle
+from mcp_kernel.display import artifacts
+from mcp_kernel.display.artifacts import ArtifactError, ArtifactStore, Handle
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -381,7 +381,7 @@ def test_failure_inside_write_leaves_old_file_and_no_temp(
 CHILD = """
 import sys
 from pathlib import Path
-from mcp_kernel.artifacts import ArtifactStore
+from mcp_kernel.display.artifacts import ArtifactStore
 store = ArtifactStore(Path(sys.argv[1]))
 size = int(sys.argv[2])
 for i in range(1000):

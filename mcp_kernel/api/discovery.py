@@ -1,0 +1,61 @@
+"""The Python side of ``api.searchTools``, ``api.library``, ``api.describeTool``, ``api.listTools``
+and ``api.guide`` (see discovery.js). Ranking and docs are the servers part's; guidance is guide.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine import BridgeError, CallContext, Engine
+from ..servers import discovery
+from ..servers.catalog import ToolLookupError
+from . import guide
+from .tools import Servers
+
+
+class DiscoveryApi:
+    """Discovery answers about every server, so each handler waits briefly for servers still starting."""
+
+    def __init__(self, servers: Servers) -> None:
+        self.servers = servers
+        self.index = discovery.ToolIndex()  # rebuilt on the first search after a catalog change
+
+    def register(self, engine: Engine) -> None:
+        engine.register("api.searchTools", self.search)
+        engine.register("api.library", self.library)
+        engine.register("api.describeTool", self.describe)
+        engine.register("api.listTools", self.list_tools)
+        engine.register("api.guide", self.guide)
+
+    async def search(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        manager = await self.servers.get()
+        opts = params.get("options") or {}
+        return self.index.sync(await manager.settled_entries()).search(
+            str(params.get("query") or ""), limit=int(opts.get("limit", 8)), offset=int(opts.get("offset", 0)), server=opts.get("server")
+        )
+
+    async def library(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        manager = await self.servers.get()
+        opts = params.get("options") or {}
+        index = self.index.sync(await manager.settled_entries())
+        return discovery.library(index, str(params.get("query") or ""), int(opts.get("limit", 6)), manager.observed)
+
+    async def describe(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        manager = await self.servers.get()
+        await manager.settled_entries()
+        target = {"server": params["server"], "tool": params["tool"]} if params.get("server") else {"name": params["tool"]}
+        try:
+            entry = manager.catalog.resolve(target)
+        except ToolLookupError as exc:
+            raise BridgeError("TypeError", str(exc)) from None
+        key = (entry.server, entry.name)
+        return discovery.describe(entry, manager.observed.get(key), manager.observed.source(key))
+
+    async def list_tools(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        manager = await self.servers.get()
+        opts = params.get("options") or {}
+        return discovery.list_tools(await manager.settled_entries(), schemas=bool(opts.get("schemas", False)), server=opts.get("server"))
+
+    async def guide(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        opts = params.get("options") or {}
+        return guide.guide(str(params.get("query") or ""), int(opts.get("limit", 6)))

@@ -1,0 +1,88 @@
+"""Runtime guidance for ``api.guide(query)``: short answers about calling tools, results, errors,
+printing, artifacts and the rest, ranked by the same search engine as tools.
+"""
+
+from __future__ import annotations
+
+from ..servers.search import Scorer, words
+
+# Runtime guidance, searched like tools: "topic [extra search words]", then the text (blank line between entries).
+_GUIDE = """
+calling tools [call invoke run use function]
+Every tool is an async function taking one argument object: `await mcp.<server>.<tool>({ key: value })`.
+`tools.<name>(args)` works when the name is unique across servers; `mcp.call("server.tool", args)` and
+`api.callTool(server, tool, args)` take names as strings.
+
+argument checks [arguments validation schema invalid typo required parameter]
+Arguments are checked against the tool's input schema before the call: a missing required field, a wrong type or an
+unknown key throws at once, naming the field and showing the signature.
+
+results [result unwrap structured content json text output return value raw]
+Calls return the useful value: `structuredContent` when present, else a single text item (parsed when it is JSON),
+else the content items (images, audio, resources kept as objects). Pass `{ raw: true }` as the second argument for the
+whole MCP result; `api.unwrap(result)` unwraps one later.
+
+errors [error exception catch fail failure throw try handling]
+A tool error throws `ToolError` with `.server`, `.tool`, `.code` (and `.data`); catch it with try/catch.
+`tools.call(name, args)` never throws: it returns `{ ok: true, data }` or `{ ok: false, error: { code, message } }`.
+
+concurrency [parallel concurrent many batch promise all async]
+Calls are promises: start several and `await Promise.all([...])` to run them in parallel, e.g. `await
+Promise.all(ids.map((id) => mcp.demo.get_book({ book_id: id })))`.
+
+timeouts [timeout slow limit seconds hang time]
+Limit one call with an options argument: `await mcp.s.tool(args, { timeout: 30 })` (seconds). MCP2REPL_TIMEOUT=SECONDS
+limits every cell; an overrun fails with TimeoutError and the kernel lives on.
+
+interrupts [interrupt stop cancel abort kill stuck]
+Interrupt the kernel (the stop button) to stop a running cell with InterruptError; pending timers and tool calls are
+cancelled, all globals are kept.
+
+printing [print show output shape project fields truncate large compact]
+`api.print(value, { projection, maxChars })` prints a compact view of a large value; `api.project(value, projection)`
+keeps only the fields you name. The last expression of a cell is its result.
+
+artifacts [artifact save store file write read export handle]
+Keep large data out of the notebook: `await api.saveArtifact(name, value, { format })` (json, text, ndjson or bytes)
+writes a file and returns a small handle; `await api.readArtifact(nameOrHandle)` reads it back, `await api.artifacts()`
+lists them.
+
+display [display html markdown image png render rich chart show]
+Rich output, shown at once while the cell runs: `api.display(value)` (returns a handle with `.update(next)`),
+`api.html(s)`, `api.markdown(s)`, `api.svg(s)`, `api.json(v)`, `api.png(bytes)`; `api.clearOutput({ wait: true })`.
+
+discovery [discover search find tool list describe documentation signature]
+`await api.searchTools(query)` ranks tools by relevance, `await api.library(query)` gives TypeScript declarations of
+the best matches, `await api.describeTool(name)` a full definition and `await api.listTools()` a compact index.
+
+servers [server connect disconnect log status state start restart]
+`await api.servers()` shows each server's state and tool count; `api.connect(name, spec)` adds one from a cell,
+`api.disconnect(name)` stops it, `api.serverLog(name)` shows its stderr.
+
+resources and prompts [resource prompt uri template read list]
+`await mcp.<server>.resources.list()` and `.read(uri)` (`.templates()` for templates); `await
+mcp.<server>.prompts.list()` and `.get(name, args)`.
+
+persistence [variable global state persist cells keep declare reuse]
+Top-level `const`, `let`, `function` and `class` declarations become globals that later cells see; re-running a cell
+that declares them works. Declarations inside blocks and functions stay local.
+
+timers [sleep wait delay timer interval poll retry]
+`await sleep(ms)` waits; `setTimeout`, `setInterval` and their `clear*` work. Await what you want recorded: output
+after a cell ends may not be saved.
+"""
+GUIDE: list[tuple[str, str, str]] = [
+    (head.split(" [")[0], " ".join(body), head.split(" [")[1].rstrip("]"))
+    for head, *body in (block.strip().splitlines() for block in _GUIDE.split("\n\n"))
+]
+_guide_scorer = Scorer([{"name": words(t), "params": words(k), "description": words(x)} for t, x, k in GUIDE])
+
+
+def guide(query: str, limit: int = 6) -> list[dict[str, str]]:
+    """Guidance entries best matching ``query`` (the first ``limit`` when it is empty)."""
+    limit = max(1, min(int(limit), len(GUIDE)))
+    if not query.strip():
+        return [{"topic": t, "text": x} for t, x, _ in GUIDE[:limit]]
+    scores, _ = _guide_scorer.rank(query)
+    order = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))
+    return [{"topic": GUIDE[i][0], "text": GUIDE[i][1]} for i in order[:limit]]

@@ -1,0 +1,214 @@
+"""The Python side of ``mcp.*``, ``tools.*`` and the server functions of ``api.*`` (see mcp.js).
+
+JS sends a call target (names as the user wrote them) and arguments; here they are resolved
+against the catalog, checked against the tool's schema, and sent through the server manager.
+A result goes back as the JSON text pydantic makes of it, spliced into the reply unparsed: the
+only place a result becomes a value is ``unwrap`` in mcp.js.
+
+The MCP SDK takes ~0.6 s to import, so it is loaded with the server manager, off the start-up
+path; this module names SDK types only where a handler runs, after the manager is there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..display.calltrace import CellTrace
+from ..engine import BridgeError, CallContext, Engine, JsonText
+from ..servers.catalog import ToolLookupError
+from ..servers.spec import parse_spec
+
+if TYPE_CHECKING:
+    from ..servers.connection import ServerConnection
+    from ..servers.manager import ServerManager
+
+Traces = Callable[[str], CellTrace | None]
+
+
+class Servers(Protocol):
+    """The session's server manager, which loads in the background."""
+
+    loaded: ServerManager | None
+
+    async def get(self) -> ServerManager: ...
+
+
+@cache
+def _sdk() -> tuple[type[Exception], type[Exception], int, frozenset[str]]:
+    """MCPError, ServerUnavailable, the request-timeout code and the allowed requests (loaded by now)."""
+    import mcp_types as types
+    from mcp.shared.exceptions import MCPError
+
+    from ..servers.connection import ServerUnavailable
+    from ..servers.manager import REQUESTS
+
+    return MCPError, ServerUnavailable, types.REQUEST_TIMEOUT, REQUESTS
+
+
+class ToolsApi:
+    """Handlers for calls, resources and prompts, and server management from cells."""
+
+    def __init__(self, servers: Servers, traces: Traces, base_dir: Path) -> None:
+        self.servers = servers
+        self.traces = traces
+        self.base_dir = base_dir
+
+    def register(self, engine: Engine) -> None:
+        handlers = {
+            "mcp.call": self.call,
+            "mcp.request": self.request,
+            "api.servers": self.list_servers,
+            "api.connect": self.connect,
+            "api.disconnect": self.disconnect,
+            "api.serverLog": self.server_log,
+            "api.calls": self.calls,
+        }
+        for name, handler in handlers.items():
+            engine.register(name, handler)
+        engine.register_note("mcp.observed", self.observed)
+
+    # ---- tool calls ---------------------------------------------------------------------------
+
+    async def call(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        manager = await self.servers.get()
+        mcp_error, unavailable, request_timeout, _ = _sdk()
+        target = params["target"]
+        named = _named_server(manager, target)
+        if named is not None and named.state != "ready":
+            try:  # a server that failed or crashed: (re)start it, or say why it cannot run
+                await named.wait_ready()
+            except unavailable as exc:
+                raise BridgeError("ToolError", str(exc), server=named.name, code="server_unavailable") from None
+        try:
+            entry = await manager.resolve(target)
+        except ToolLookupError as exc:
+            raise BridgeError("TypeError", str(exc)) from None
+        args = params.get("args")
+        if args is None:
+            args = {}
+        try:
+            manager.catalog.check_arguments(entry, args)
+        except ValueError as exc:
+            raise BridgeError("TypeError", str(exc), server=entry.server, tool=entry.name) from None
+
+        trace = self.traces(ctx.cell)
+        record = trace.begin(entry.server, entry.name, len(json.dumps(args))) if trace else None
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if trace and record:
+                trace.progress(record, done, total, message)
+
+        timeout = params.get("timeout")
+        try:
+            result = await manager.call_tool(entry, args, timeout=timeout, progress=progress)
+        except unavailable as exc:
+            if trace and record:
+                trace.end(record, False, error="server_unavailable")
+            raise BridgeError("ToolError", str(exc), server=entry.server, tool=entry.name, code="server_unavailable") from None
+        except mcp_error as exc:
+            if trace and record:
+                trace.end(record, False, error=str(exc.error.code))  # type: ignore[attr-defined]
+            message = exc.error.message  # type: ignore[attr-defined]
+            if exc.error.code == request_timeout:  # type: ignore[attr-defined]
+                message = f"no answer within {timeout or manager.connections[entry.server].spec.timeout} s ({message})"
+            raise BridgeError(
+                "ToolError", f"{entry.qualified}: {message}", server=entry.server, tool=entry.name, code=str(exc.error.code)  # type: ignore[attr-defined]
+            ) from None
+        except asyncio.CancelledError:
+            if trace and record:
+                trace.end(record, False, error="cancelled")
+            raise
+        # structuredContent and its text copy are the same data: send it once unless asked for all
+        lean = result.structured_content is not None and not params.get("raw") and not result.is_error
+        body = result.model_dump_json(by_alias=True, exclude_none=True, exclude={"content"} if lean else None)
+        if trace and record:
+            trace.end(record, not result.is_error, bytes_in=len(body), error=None if not result.is_error else "tool_error")
+        observe = not result.is_error and manager.observed.want((entry.server, entry.name))
+        head = json.dumps({"server": entry.server, "tool": entry.name, "observe": observe}, ensure_ascii=False)
+        return JsonText(f'{head[:-1]},"result":{body}}}')
+
+    def observed(self, params: dict[str, Any], ctx: CallContext) -> None:
+        """A sampled result value from mcp.js: its shape documents the tool's return type."""
+        manager = self.servers.loaded
+        if manager is not None:
+            manager.observed.add((params["server"], params["tool"]), params["source"], json.loads(params["json"]))
+
+    # ---- resources, prompts and servers -----------------------------------------------------------
+
+    async def request(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        manager = await self.servers.get()
+        mcp_error, unavailable, _, requests = _sdk()
+        conn = _server_named(manager, params["server"])
+        method = params["method"]
+        if method not in requests:
+            raise BridgeError("TypeError", f"unknown request {method}")
+        try:
+            result = await manager.request(conn, method, *params.get("args", []))
+        except unavailable as exc:
+            raise BridgeError("ToolError", str(exc), server=conn.name, code="server_unavailable") from None
+        except mcp_error as exc:
+            error = exc.error  # type: ignore[attr-defined]
+            raise BridgeError("ToolError", f"{conn.name}: {error.message}", server=conn.name, code=str(error.code)) from None
+        return JsonText(result.model_dump_json(by_alias=True, exclude_none=True))
+
+    async def list_servers(self, params: Any, ctx: CallContext) -> Any:
+        manager = await self.servers.get()
+        if isinstance(params, dict) and params.get("wait"):
+            await manager.wait_all(float(params.get("timeout", 30)))
+        return [
+            {
+                "name": c.name,
+                "transport": c.spec.transport,
+                "state": c.state,
+                "tools": len(manager.exposed(c)) if c.state == "ready" else 0,
+                "source": manager.source if c.name in manager.configured else "api.connect",
+                "description": c.spec.description,
+                "server": c.server_info.name if c.server_info else None,
+                "lastError": c.last_error,
+            }
+            for c in manager.connections.values()
+        ]
+
+    async def connect(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        manager = await self.servers.get()
+        name = params["name"]
+        spec = parse_spec(name, params.get("spec"), base_dir=self.base_dir)
+        if spec.error:
+            raise BridgeError("TypeError", f'api.connect("{name}"): {spec.error}')
+        try:
+            conn = await manager.connect(spec)
+        except _sdk()[1] as exc:
+            raise BridgeError("Error", f'api.connect("{name}"): {exc}') from None
+        return {"name": name, "state": conn.state, "tools": [t.name for t in manager.exposed(conn)]}
+
+    async def disconnect(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        manager = await self.servers.get()
+        conn = _server_named(manager, params["name"])
+        await manager.disconnect(conn)
+        return {"name": conn.name, "state": "stopped"}
+
+    async def server_log(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        conn = _server_named(await self.servers.get(), params["name"])
+        return conn.log_tail(int(params.get("lines") or 50))
+
+    async def calls(self, params: Any, ctx: CallContext) -> Any:
+        trace = self.traces(ctx.cell)
+        return trace.records() if trace else []
+
+
+def _named_server(manager: ServerManager, target: dict[str, Any]) -> ServerConnection | None:
+    """The connection a call target names explicitly (mcp.<server>.…, api.callTool), if any."""
+    name = target.get("server", target.get("serverSafe"))
+    return None if name is None else manager.find_server(name)
+
+
+def _server_named(manager: ServerManager, name: str) -> ServerConnection:
+    conn = manager.find_server(name)
+    if conn is None:
+        raise BridgeError("TypeError", f'Unknown MCP server "{name}". Servers: {", ".join(manager.connections) or "none"}')
+    return conn

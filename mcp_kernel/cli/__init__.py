@@ -1,0 +1,1 @@
+"""The command line: ``mcp2repl`` (main.py), the kernelspec installer and papermill's translator."""

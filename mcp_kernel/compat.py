@@ -1,0 +1,130 @@
+"""Every use of a dependency's private API, in one place, each pinned by ``tests/test_compat.py``.
+
+Why each exists is said beside it. When a dependency upgrade removes one of these, the pinning
+test fails with the name of the attribute, rather than a cell hanging somewhere far away.
+This module imports nothing from mcp_kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+# ---- mini-racer -----------------------------------------------------------------------------
+
+
+class V8Function:
+    """A JS function of one context that Python calls with one string, passed as data.
+
+    mini-racer's public ``JSFunction.cancelable()`` builds its argument array with synchronous
+    calls, which block the calling thread while JS runs (a spinning cell would freeze the
+    kernel's event loop). Here the string travels as the call's ``this`` value, made by an
+    allocation that never waits for the isolate, and the argument array is one made once at
+    start-up. The string is UTF-8 bytes handed to V8: no JS source is written, nothing is
+    escaped, and V8 parses nothing but what the function itself does with it.
+    """
+
+    def __init__(self, racer: Any, function: Any, argv: Any) -> None:
+        self._ctx = racer._ctx
+        self._function = self._ctx._python_to_value_handle(function)
+        self._argv = self._ctx._python_to_value_handle(argv)
+
+    async def call(self, text: str) -> Any:
+        """Call the function with ``this`` = ``text``; cancellable like an eval."""
+        this = self._ctx._python_to_value_handle(text)  # must stay referenced until V8 is done with it
+        try:
+            return await self._ctx._run_cancelable_mr_task(self._ctx._dll.mr_call_function, self._function.raw, this.raw, self._argv.raw)
+        finally:
+            del this
+
+
+def terminated_exception() -> type[Exception]:
+    """mini-racer's exception for JS stopped by TerminateExecution (not exported by the package).
+
+    A hard memory limit reached while no JS runs leaves a termination pending, which then stops
+    whatever runs next; the engine needs to recognise that exception to keep it off user cells.
+    """
+    from py_mini_racer._exc import JSTerminatedException
+
+    return JSTerminatedException
+
+
+def v8_version() -> str:
+    """V8's version without creating a context (for the banner before the engine is up)."""
+    from py_mini_racer import init_mini_racer
+
+    return str(init_mini_racer(ignore_duplicate_init=True).mr_v8_version().decode())
+
+
+# ---- MCP SDK ---------------------------------------------------------------------------------
+
+
+def session_closed(session: Any) -> bool:
+    """Has the SDK's reader noticed that the server went away?
+
+    ``ClientSession`` records end-of-stream only on its private dispatcher; without this a crashed
+    server looks alive until the next call fails.
+    """
+    dispatcher = getattr(session, "_dispatcher", None)
+    return bool(getattr(dispatcher, "_closed", False))
+
+
+# ---- ipykernel -------------------------------------------------------------------------------
+
+
+def skip_empty_flush(stream: Any) -> None:
+    """Make ipykernel's per-request stdout/stderr flushes free when nothing was printed.
+
+    Each flush is a round trip to the IOPub thread; the kernel calls four per cell, and JS
+    output never goes through sys.stdout, so they were most of a trivial cell's latency.
+    """
+    buffers = getattr(stream, "_buffers", None)
+    lock = getattr(stream, "_buffer_lock", None)
+    if buffers is None or lock is None:
+        return
+    flush = stream.flush
+
+    def flush_if_needed() -> None:
+        with lock:
+            pending = any(buf.tell() for buf in stream._buffers.values())
+        if pending:
+            flush()
+
+    stream.flush = flush_if_needed
+
+
+def shell_busy(kernel: Any) -> bool:
+    """Is a shell request (a cell) being handled right now? ipykernel serialises them with a private lock."""
+    lock = getattr(kernel, "_main_asyncio_lock", None)
+    return bool(lock is not None and lock.locked())
+
+
+async def dispatch_beside(kernel: Any, msg: Any, header: dict[str, Any], spawn: Callable[[Any], Awaitable[None]]) -> None:
+    """Serve one shell request while a cell runs, with its own busy/idle pair.
+
+    ipykernel would queue it behind the cell; ``spawn`` runs the base ``dispatch_shell`` in a
+    task with a copy of the context. The shell parent of the running cell is restored after.
+    """
+    shell_parent = kernel.get_parent("shell")
+    shell_ident = kernel._get_shell_context_var(kernel._shell_parent_ident)
+    parent = {"header": header}
+    try:
+        kernel._publish_status("busy", "shell", parent)
+        await spawn(msg)
+        kernel._publish_status("idle", "shell", parent)
+    finally:
+        kernel.set_parent(shell_ident, shell_parent, channel="shell")
+
+
+def protocol_version() -> str:
+    """The messaging protocol ipykernel implements (it has no public name for it)."""
+    from ipykernel._version import kernel_protocol_version
+
+    return str(kernel_protocol_version)
+
+
+def no_reply_sleep() -> Any:
+    """ipykernel sleeps 0.5 ms before every execute reply; assign this to ``_execute_sleep`` in the class body."""
+    from traitlets import Float
+
+    return Float(0.0).tag(config=True)

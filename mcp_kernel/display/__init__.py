@@ -1,0 +1,17 @@
+"""How values leave the kernel: MIME bundles, fitted views, artifacts and the live call trace.
+
+The JS files shape and render values inside V8 and are loaded after the engine's runtime and
+before the runtime API, in this order; ``result.js`` installs the engine's cell result formatter.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+SCRIPTS = ("render.js", "project.js", "fit.js", "artifacts.js", "view.js", "result.js")
+
+
+def scripts() -> list[tuple[str, str]]:
+    """``(name, source)`` of every display script, for :meth:`Engine.add_script`."""
+    root = resources.files("mcp_kernel.display") / "js"
+    return [(f"display/{name}", (root / name).read_text(encoding="utf-8")) for name in SCRIPTS]

@@ -1,0 +1,227 @@
+"""The Python half of the bridge: what JS posted is dispatched here, and what JS gets back is batched.
+
+JS never calls Python. It appends messages to an outbox (the table is in ``js/bridge.js``) that
+Python drains after every call into V8: output goes to the :class:`Sink`, requests to async
+handlers (one task each, so calls run concurrently), timers to the asyncio clock. Everything
+Python sends back — settled requests, due timers, context data — is queued as inbound items and
+handed to V8 as one JSON text per batch, never as JS source.
+
+Batches are per cell: items queued for one cell go together, so output produced while JS handles
+them is attributed to that cell, and a cell's settle never runs with another cell current.
+Handler results cross once: a handler may return :class:`JsonText` (JSON it already has as text,
+such as a tool result serialised by pydantic), which is spliced into the batch as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .context import V8
+
+log = logging.getLogger(__name__)
+
+
+class Sink(Protocol):
+    """Where the engine sends what JS prints or displays, tagged with the originating cell."""
+
+    def stream(self, cell: str, name: str, text: str) -> None: ...
+
+    def display(self, cell: str, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None: ...
+
+    def clear_output(self, cell: str, wait: bool) -> None: ...
+
+
+class JsonText(str):
+    """A handler result that is already JSON text: sent to JS as is, not encoded again."""
+
+
+class BridgeError(Exception):
+    """Raised by a handler to reject the JS promise with an Error of the given name."""
+
+    def __init__(self, name: str, message: str, **extra: str) -> None:
+        super().__init__(message)
+        self.name = name
+        self.message = message
+        self.extra = extra
+
+
+@dataclass
+class CallContext:
+    """What a Python handler knows about the JS call it serves."""
+
+    cell: str
+
+
+Handler = Callable[[Any, CallContext], Awaitable[Any]]
+Note = Callable[[Any, CallContext], None]
+
+
+def _item(*parts: Any) -> str:
+    return json.dumps(list(parts), ensure_ascii=False)
+
+
+class Bridge:
+    """Outbox dispatch, request serving, timers and the inbound pump for one engine."""
+
+    def __init__(self, sink: Sink, on_done: Callable[[dict[str, Any]], None], on_uncaught: Callable[[dict[str, Any]], None]) -> None:
+        self.sink = sink
+        self.handlers: dict[str, Handler] = {}
+        self.notes: dict[str, Note] = {}
+        self._on_done = on_done
+        self._on_uncaught = on_uncaught
+        self.v8: V8 | None = None
+        self._timers: dict[int, asyncio.TimerHandle] = {}
+        self._requests: dict[int, asyncio.Task[None]] = {}
+        self._queue: deque[tuple[str, str]] = deque()
+        self._pump: asyncio.Task[None] | None = None
+
+    def attach(self, v8: V8 | None) -> None:
+        """Talk to this context from now on (a rebuilt one, or None once closed)."""
+        self.v8 = v8
+
+    # ---- draining ---------------------------------------------------------------------------
+
+    async def drain(self) -> None:
+        """Collect and act on everything JS posted since the last drain."""
+        # One drain is enough: dispatching never runs JS, so nothing new is posted meanwhile.
+        v8 = self.v8
+        if v8 is None or v8.closed:
+            return
+        text = await v8.eval("__mcp2repl.drain()")
+        if text:
+            for msg in json.loads(text):
+                self._dispatch(msg)
+
+    def _dispatch(self, msg: dict[str, Any]) -> None:
+        kind = msg["t"]
+        if kind == "out":
+            self.sink.stream(msg["cell"], msg["name"], msg["text"])
+        elif kind == "done":
+            self._on_done(msg)
+        elif kind == "req":
+            self._requests[msg["id"]] = asyncio.ensure_future(self._serve(msg))
+        elif kind == "note":
+            self._note(msg)
+        elif kind == "timer":
+            self._arm(msg["id"], msg["ms"], msg["repeat"], msg["cell"])
+        elif kind == "clear":
+            handle = self._timers.pop(msg["id"], None)
+            if handle is not None:
+                handle.cancel()
+        elif kind == "display":
+            self.sink.display(msg["cell"], msg["data"], msg["metadata"], msg["id"], msg["update"])
+        elif kind == "clear_output":
+            self.sink.clear_output(msg["cell"], msg["wait"])
+        elif kind == "uncaught":
+            self._on_uncaught(msg)
+
+    # ---- requests -----------------------------------------------------------------------------
+
+    def register(self, name: str, handler: Handler) -> None:
+        """Expose an async Python function to JS as ``__mcp2repl.call(name, args)``."""
+        self.handlers[name] = handler
+
+    def register_note(self, name: str, handler: Note) -> None:
+        """Receive ``__mcp2repl.notify(name, args)`` messages (no answer goes back)."""
+        self.notes[name] = handler
+
+    def _note(self, msg: dict[str, Any]) -> None:
+        handler = self.notes.get(msg["name"])
+        if handler is None:
+            return
+        try:
+            handler(msg["args"], CallContext(cell=msg["cell"]))
+        except Exception:
+            log.exception("note handler %s failed", msg["name"])
+
+    async def _serve(self, msg: dict[str, Any]) -> None:
+        """Run one Python handler for JS and settle its promise."""
+        request_id, cell, name = msg["id"], msg["cell"], msg["name"]
+        v8 = self.v8
+        handler = self.handlers.get(name)
+        try:
+            if handler is None:
+                raise BridgeError("TypeError", f"no Python handler named {name!r}")
+            result = await handler(msg["args"], CallContext(cell=cell))
+            if result is None:
+                item = f"[\"settle\",{request_id},true]"
+            elif isinstance(result, JsonText):
+                item = f"[\"settle\",{request_id},true,{result}]"
+            else:
+                item = _item("settle", request_id, True, result)
+        except asyncio.CancelledError:
+            return
+        except BridgeError as exc:
+            item = _item("settle", request_id, False, {"name": exc.name, "message": exc.message, "extra": exc.extra})
+        except Exception as exc:
+            log.debug("handler %s failed", name, exc_info=True)
+            item = _item("settle", request_id, False, {"name": "Error", "message": f"{type(exc).__name__}: {exc}"})
+        finally:
+            self._requests.pop(request_id, None)
+        if self.v8 is v8:
+            self.enqueue(cell, item)
+
+    # ---- timers -------------------------------------------------------------------------------
+
+    def _arm(self, timer_id: int, ms: float, repeat: bool, cell: str) -> None:
+        loop = asyncio.get_running_loop()
+
+        def due() -> None:
+            if repeat:
+                self._timers[timer_id] = loop.call_later(ms / 1000, due)
+            else:
+                self._timers.pop(timer_id, None)
+            self.enqueue(cell, _item("fire", timer_id))
+
+        self._timers[timer_id] = loop.call_later(ms / 1000, due)
+
+    def drop_pending(self) -> None:
+        """Forget timers, in-flight requests and queued items (interrupt, rebuild, shutdown)."""
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        for task in self._requests.values():
+            task.cancel()
+        self._requests.clear()
+        self._queue.clear()
+
+    # ---- the inbound pump ---------------------------------------------------------------------
+
+    def enqueue(self, cell: str, item: str) -> None:
+        """Queue an inbound item (JSON text); one pump batches whatever is queued for the same cell."""
+        self._queue.append((cell, item))
+        if self._pump is None or self._pump.done():
+            self._pump = asyncio.ensure_future(self._run_pump())
+
+    def send_data(self, key: str, value: Any) -> None:
+        """Context data for JS (``__mcp2repl.onData(key, fn)``); not tied to a cell."""
+        text = value if isinstance(value, JsonText) else json.dumps(value, ensure_ascii=False)
+        self.enqueue("", f"[\"data\",{json.dumps(key)},{text}]")
+
+    async def _run_pump(self) -> None:
+        while self._queue and self.v8 is not None and not self.v8.closed:
+            cell = self._queue[0][0]
+            items: list[str] = []
+            while self._queue and self._queue[0][0] == cell:
+                items.append(self._queue.popleft()[1])
+            try:
+                await self.v8.receive(f'{{"cell":{json.dumps(cell)},"items":[{",".join(items)}]}}')
+                await self.drain()
+            except Exception:
+                log.exception("engine pump failed")
+
+    def cancel_pump(self) -> None:
+        if self._pump is not None and not self._pump.done():
+            self._pump.cancel()
+
+    @property
+    def busy(self) -> bool:
+        """Are requests or timers still pending (so JS may run again without a new cell)?"""
+        return bool(self._requests or self._timers or self._queue)

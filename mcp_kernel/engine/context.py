@@ -1,0 +1,163 @@
+"""One V8 context: created on the running loop, loaded with the runtime, reached only by awaitable calls.
+
+Every synchronous mini-racer operation blocks its thread until V8 is idle, so one on the kernel's
+event loop while a cell spins would freeze the kernel (no interrupt, no shutdown). After
+start-up this class therefore talks to V8 only through ``eval_cancelable`` and one cancellable
+function call (``receive``, see :class:`mcp_kernel.compat.V8Function`) that takes its input as
+data. It also counts what V8 has not finished, so the engine knows whether JS may be running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import Any
+
+from py_mini_racer import JSOOMException, MiniRacer
+
+from ..compat import V8Function, terminated_exception
+
+JSTerminated = terminated_exception()
+
+#: The engine's own JS, evaluated in this order into every fresh context, before other scripts.
+RUNTIME_FILES = (
+    "inspect.js",
+    "table.js",
+    "web.js",
+    "clone.js",
+    "url-host.js",
+    "url-parse.js",
+    "url.js",
+    "bridge.js",
+    "introspect.js",
+)
+
+
+def runtime_scripts() -> list[tuple[str, str]]:
+    """``(name, source)`` of the engine's JS files."""
+    root = resources.files("mcp_kernel.engine") / "js"
+    return [(f"engine/{name}", (root / name).read_text(encoding="utf-8")) for name in RUNTIME_FILES]
+
+
+class V8:
+    """A mini-racer context and what the engine needs from it: evals, ``receive`` and the interrupt flag."""
+
+    def __init__(self, heap_limit: int, on_oom: Callable[[], None]) -> None:
+        self.heap_limit = heap_limit
+        self._on_oom = on_oom
+        self._racer: MiniRacer | None = None
+        self._receive: V8Function | None = None
+        self.flag: memoryview | None = None
+        self.global_names: set[str] = set()
+        self.version = ""
+        #: calls V8 has not finished: a spinning background timer counts too
+        self.inflight = 0
+        self.tasks: set[asyncio.Future[Any]] = set()
+        #: after an out-of-memory stop: consuming a termination V8 may still have pending
+        self._settling: asyncio.Task[None] | None = None
+
+    async def open(self, scripts: Sequence[tuple[str, str]]) -> None:
+        """Create the context on the running loop (mini-racer binds to it) and evaluate ``scripts``."""
+        racer = MiniRacer()
+        self._racer = racer
+        self.version = racer.v8_version
+        racer.set_hard_memory_limit(self.heap_limit)
+        for name, source in [*runtime_scripts(), *scripts]:
+            await racer.eval_cancelable(f"{source}\n//# sourceURL=mcp2repl/{name}")
+        flag = await racer.eval_cancelable("__mcp2repl.flagBuffer")
+        assert isinstance(flag, memoryview)
+        self.flag = flag
+        receive = await racer.eval_cancelable("__mcp2repl.receive")
+        argv = await racer.eval_cancelable("[]")
+        self._receive = V8Function(racer, receive, argv)
+        names = await racer.eval_cancelable("JSON.stringify(Object.getOwnPropertyNames(globalThis))")
+        self.global_names = {n for n in json.loads(str(names)) if not n.startswith("__")}
+
+    @property
+    def closed(self) -> bool:
+        return self._racer is None
+
+    def close(self) -> None:
+        racer, self._racer = self._racer, None
+        if racer is not None:
+            racer.close()
+
+    async def eval(self, code: str, raw: bool = False) -> Any:
+        """Evaluate ``code``. ``raw`` lets parse errors, termination and out-of-memory reach the caller (cell starts)."""
+        await self.settled()
+        racer = self._live()
+        return await self._track(racer.eval_cancelable(code), raw)
+
+    async def receive(self, batch: str) -> Any:
+        """Hand a JSON batch to ``__mcp2repl.receive`` as data (see bridge.js for its items)."""
+        await self.settled()
+        self._live()
+        assert self._receive is not None
+        return await self._track(self._receive.call(batch), False)
+
+    def settle_after_oom(self) -> None:
+        """The memory limit stops JS with V8's TerminateExecution; when it fires while no JS runs it
+        stays pending and would stop the next eval, which belongs to someone else. Consume it first."""
+        if self._settling is None or self._settling.done():
+            self._settling = asyncio.ensure_future(self._consume_termination())
+
+    async def settled(self) -> None:
+        if self._settling is not None and not self._settling.done() and asyncio.current_task() is not self._settling:
+            await asyncio.shield(self._settling)
+
+    async def _consume_termination(self) -> None:
+        racer = self._racer
+        for _ in range(3):
+            if racer is None:
+                return
+            try:
+                await racer.eval_cancelable("0")
+                return
+            except JSTerminated:
+                continue
+            except Exception:  # noqa: BLE001 - e.g. closed meanwhile
+                return
+
+    async def _track(self, call: Any, raw: bool) -> Any:
+        self.inflight += 1
+        # Its own task, so a rebuild can cancel it: a cancelled future makes mini-racer skip
+        # converting a result that arrives from a context already closed.
+        task = asyncio.ensure_future(call)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        try:
+            result = await task
+        except JSOOMException:
+            if raw:
+                raise
+            self._on_oom()
+            return None
+        except JSTerminated:
+            if raw:
+                raise
+            racer = self._racer
+            if racer is not None and racer.was_hard_memory_limit_reached():
+                self._on_oom()
+            return None
+        finally:
+            self.inflight -= 1
+        racer = self._racer
+        if racer is not None and racer.was_hard_memory_limit_reached():
+            self._on_oom()
+        return result
+
+    def memory_limit_reached(self) -> bool:
+        return self._racer is not None and self._racer.was_hard_memory_limit_reached()
+
+    def reset_memory_limit(self) -> None:
+        """After an out-of-memory stop: the same limit again, which also clears the "reached" flag."""
+        racer = self._racer
+        if racer is not None:
+            racer.set_hard_memory_limit(self.heap_limit)
+
+    def _live(self) -> MiniRacer:
+        if self._racer is None:
+            raise RuntimeError("the JavaScript engine is closed")
+        return self._racer

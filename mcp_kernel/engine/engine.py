@@ -1,0 +1,352 @@
+"""The engine: one persistent JavaScript environment that runs cells, and stops them when asked.
+
+No Jupyter, no MCP, no display here. Whoever drives the engine (the Session) gives it a
+:class:`Sink` for what JS prints and displays, scripts to load after the runtime, handlers JS
+can call, and context data; then runs cells with :meth:`Engine.run_cell`.
+
+Interrupts: code that spins after an ``await`` runs in V8's microtask checkpoint, which no
+cancellation reaches. So the rewriter puts a check of a shared-memory flag into every loop and
+function body, and an interrupt is one byte written from any thread (control thread, signal
+handler, a timeout). Recovery then rejects pending requests and drops timers, with every global
+kept; only when V8 stays busy (a regex backtracking, a huge builtin call) is the context rebuilt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from py_mini_racer import JSOOMException, JSParseException
+
+from . import errors
+from .bridge import Bridge, Handler, Note, Sink
+from .context import V8, JSTerminated
+from .errors import JSError
+from .rewrite import CellSyntaxError, SourceMap, rewrite
+
+#: Values of the interrupt flag (``__mk$f[0]`` in bridge.js).
+INTERRUPT = 1
+TIMEOUT = 2
+#: Errors of cells that were stopped; they are reported on the cell, never again as "uncaught".
+STOPPED = ("InterruptError", "TimeoutError")
+
+
+@dataclass
+class CellOutcome:
+    """A finished cell: a MIME bundle (or None for ``undefined``), or an error."""
+
+    data: dict[str, Any] | None = None
+    error: JSError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class _Execution:
+    cell: str
+    future: asyncio.Future[CellOutcome]
+    starter: asyncio.Future[None] | None = None
+
+
+@dataclass
+class _Setup:
+    """What every context gets, so a rebuilt one is like the first: scripts, then context data."""
+
+    scripts: list[tuple[str, str]] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Engine:
+    """A persistent JavaScript environment driven from an asyncio loop."""
+
+    def __init__(self, sink: Sink, *, heap_limit_mb: int = 2048, interrupt_grace: float = 0.6) -> None:
+        self.sink = sink
+        self.heap_limit = heap_limit_mb * 1024 * 1024
+        self.interrupt_grace = interrupt_grace
+        self.bridge = Bridge(sink, self._finish, self._uncaught)
+        self.maps: dict[str, SourceMap] = {}
+        self.declared: set[str] = set()
+        self.global_names: set[str] = set()
+        self.v8_version = ""
+        self.rebuilds = 0
+        self._setup = _Setup()
+        self._v8: V8 | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._current: _Execution | None = None
+        self._recovering: asyncio.Task[None] | None = None
+
+    # ---- set-up -------------------------------------------------------------------------
+
+    def add_script(self, name: str, source: str) -> None:
+        """JS evaluated into every context after the runtime (call before :meth:`start`)."""
+        self._setup.scripts.append((name, source))
+
+    def register(self, name: str, handler: Handler) -> None:
+        """Expose an async Python function to JS as ``__mcp2repl.call(name, args)``."""
+        self.bridge.register(name, handler)
+
+    def register_note(self, name: str, handler: Note) -> None:
+        """Receive ``__mcp2repl.notify(name, args)``."""
+        self.bridge.register_note(name, handler)
+
+    def set_data(self, key: str, value: Any) -> None:
+        """Context data for ``__mcp2repl.onData(key, fn)``: sent now and again after every rebuild."""
+        self._setup.data[key] = value
+        if self._v8 is not None:
+            self.bridge.send_data(key, value)
+
+    # ---- life cycle ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Create the V8 context on the running loop and load the runtime and scripts."""
+        self._loop = asyncio.get_running_loop()
+        self._ready = self._loop.create_future()
+        try:
+            await self._open()
+            self._ready.set_result(None)
+        except BaseException as exc:
+            self._ready.set_exception(exc)
+            raise
+
+    async def _open(self) -> None:
+        v8 = V8(self.heap_limit, self._out_of_memory)
+        await v8.open(self._setup.scripts)
+        self._v8 = v8
+        self.v8_version = v8.version
+        self.global_names = v8.global_names
+        self.bridge.attach(v8)
+        for key, value in self._setup.data.items():
+            self.bridge.send_data(key, value)
+
+    async def ready(self) -> None:
+        if self._ready is None:
+            await self.start()
+        else:
+            await asyncio.shield(self._ready)
+
+    async def close(self) -> None:
+        """Stop timers and requests and free V8; safe to call more than once."""
+        v8 = self._v8
+        if v8 is None:
+            return
+        if v8.flag is not None:
+            v8.flag[0] = INTERRUPT
+        if self._recovering is not None and not self._recovering.done():
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(self._recovering), self.interrupt_grace + 0.5)
+        self._v8 = None
+        self.bridge.attach(None)
+        self.bridge.cancel_pump()
+        if self._recovering is not None and not self._recovering.done():
+            self._recovering.cancel()
+        self.bridge.drop_pending()
+        if self._current and not self._current.future.done():
+            self._current.future.set_result(CellOutcome(error=JSError("InterruptError", "Kernel is shutting down")))
+        v8.close()
+
+    @property
+    def current_cell(self) -> str | None:
+        return self._current.cell if self._current else None
+
+    # ---- cells --------------------------------------------------------------------------
+
+    async def run_cell(self, code: str, cell: str, time_limit: float | None = None) -> CellOutcome:
+        """Run one cell to completion (or interrupt, timeout, out-of-memory)."""
+        await self.ready()
+        if self._recovering is not None:
+            await asyncio.shield(self._recovering)
+        try:
+            rewritten = rewrite(code, cell)
+        except CellSyntaxError as exc:
+            return CellOutcome(error=await self._syntax_error(code, cell, exc))
+        self.maps[cell] = rewritten.source_map
+        self.declared.update(rewritten.declared)
+        loop = asyncio.get_running_loop()
+        execution = _Execution(cell=cell, future=loop.create_future())
+        self._current = execution
+        # A timer, not wait_for: a cell spinning after an await blocks even the drain below.
+        deadline = loop.call_later(time_limit, self.interrupt, True) if time_limit else None
+        # Starting and draining can block behind spinning JS; the outcome arrives through the
+        # future either way (done message, interrupt recovery, OOM), so wait on that alone.
+        execution.starter = asyncio.ensure_future(self._start_cell(rewritten.code, execution, rewritten.source_map))
+        try:
+            return await execution.future
+        finally:
+            if deadline is not None:
+                deadline.cancel()
+            # Never cancel the starter: cancelling an eval asks V8 to terminate whatever runs
+            # at that moment, which can be the next cell. It finishes once V8 is idle.
+            if self._current is execution:
+                self._current = None
+
+    async def _start_cell(self, code: str, execution: _Execution, smap: SourceMap) -> None:
+        for attempt in (1, 2):
+            try:
+                await self._live().eval(code, raw=True)
+                break
+            except JSTerminated:
+                v8 = self._live()
+                if v8.memory_limit_reached():  # this cell hit the heap limit
+                    self._out_of_memory()
+                    break
+                if attempt == 2 or v8.flag is None or v8.flag[0]:
+                    self._fail(execution, "InterruptError", "Execution interrupted")
+                    return
+                # A termination left pending by an earlier out-of-memory stop fires at the first
+                # JS of this cell, before any of it ran: consume it and start the cell again.
+                v8.settle_after_oom()
+                await v8.settled()
+            except JSParseException as exc:
+                if not execution.future.done():
+                    execution.future.set_result(CellOutcome(error=errors.from_parse_exception(str(exc), execution.cell, smap)))
+                return
+            except JSOOMException:
+                self._out_of_memory()
+                break
+            except Exception as exc:  # noqa: BLE001 - anything else still ends the cell, visibly
+                self._fail(execution, "InternalError", f"the cell could not be started: {type(exc).__name__}: {exc}")
+                return
+        await self.bridge.drain()
+
+    @staticmethod
+    def _fail(execution: _Execution, name: str, message: str) -> None:
+        if not execution.future.done():
+            execution.future.set_result(CellOutcome(error=JSError(name, message, [f"{name}: {message}"])))
+
+    async def _syntax_error(self, code: str, cell: str, exc: CellSyntaxError) -> JSError:
+        """Let V8 word the error: its messages are the ones JS users know."""
+        wrapper = "(async function(){"
+        smap = SourceMap.with_prefix(code, len(wrapper))
+        if exc.message.startswith("'import'") or exc.message.startswith("'export'"):
+            return errors.syntax_error(exc.message, cell, exc.line, exc.column, smap)
+        probe = f"{wrapper}{code}\n}});0"
+        try:
+            await self._live().eval(probe, raw=True)
+        except JSParseException as parse:
+            return errors.from_parse_exception(str(parse), cell, smap)
+        except Exception:  # noqa: BLE001 - fall back to the parser's own position
+            pass
+        return errors.syntax_error(exc.message, cell, exc.line, exc.column, smap)
+
+    def _finish(self, msg: dict[str, Any]) -> None:
+        """A "done" message from JS."""
+        current = self._current
+        if current is None or current.cell != msg["cell"] or current.future.done():
+            if not msg["ok"]:  # a cell that already ended (interrupted) failed later: say so
+                self._uncaught(msg)
+            return
+        if msg["ok"]:
+            current.future.set_result(CellOutcome(data=msg["data"]))
+        else:
+            current.future.set_result(CellOutcome(error=errors.from_js(msg["error"], self.maps)))
+
+    def _uncaught(self, msg: dict[str, Any]) -> None:
+        err = errors.from_js(msg["error"], self.maps)
+        if err.name not in STOPPED:  # the interrupted cell already reports it
+            self.sink.stream(msg["cell"], "stderr", "Uncaught " + "\n".join(err.traceback) + "\n")
+
+    # ---- interrupts ---------------------------------------------------------------------
+
+    def interrupt(self, timeout: bool = False) -> None:
+        """Stop running JS. Thread-safe: the flag write needs no V8 lock and no loop."""
+        v8 = self._v8
+        if v8 is None or v8.flag is None or self._loop is None:
+            return
+        v8.flag[0] = TIMEOUT if timeout else INTERRUPT
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            self._begin_recovery(timeout)
+        else:
+            self._loop.call_soon_threadsafe(self._begin_recovery, timeout)
+
+    def _begin_recovery(self, timeout: bool) -> None:
+        v8 = self._v8
+        if v8 is None or v8.flag is None:
+            return
+        if self._current is None and v8.inflight == 0:
+            v8.flag[0] = 0  # an idle interrupt (clients send one before every shutdown) is a no-op
+            return
+        if self._recovering is None or self._recovering.done():
+            self._recovering = asyncio.ensure_future(self._recover(timeout))
+
+    async def _recover(self, timeout: bool) -> None:
+        """Make V8 idle again with globals intact; rebuild the context only as a last resort."""
+        v8 = self._live()
+        name, message = ("TimeoutError", "Cell time limit reached") if timeout else ("InterruptError", "Execution interrupted")
+        self.bridge.drop_pending()
+        abort = json.dumps({"cell": self._current.cell if self._current else "", "items": [["abort", name, message]]})
+        rebuilt = False
+        try:
+            try:
+                await asyncio.wait_for(asyncio.shield(v8.receive(abort)), self.interrupt_grace)
+                await self.bridge.drain()
+            except TimeoutError:
+                # Uninstrumented code (a builtin, eval'd source) still spins: start over.
+                await self._rebuild()
+                rebuilt = True
+        finally:
+            if not rebuilt and v8.flag is not None:
+                v8.flag[0] = 0
+            current = self._current
+            if current is not None and not current.future.done():
+                err = JSError(name, message, [f"{name}: {message}"])
+                if rebuilt:
+                    err.traceback.append("  The JavaScript context was restarted to stop the code: all globals were lost.")
+                current.future.set_result(CellOutcome(error=err))
+
+    async def _rebuild(self) -> None:
+        old = self._v8
+        self.rebuilds += 1
+        self.bridge.drop_pending()
+        if old is not None:
+            for task in old.tasks:
+                task.cancel()
+            if old.tasks:
+                await asyncio.wait(old.tasks, timeout=0.5)
+            old.close()
+        await self._open()
+        self.declared.clear()
+        cell = self._current.cell if self._current else ""
+        self.sink.stream(cell, "stderr", "[mcp2repl] The JavaScript context was restarted to stop runaway code; all globals were lost.\n")
+
+    def _out_of_memory(self) -> None:
+        v8 = self._v8
+        if v8 is not None:
+            v8.reset_memory_limit()
+            v8.settle_after_oom()
+        current = self._current
+        mb = self.heap_limit // (1024 * 1024)
+        msg = f"JavaScript heap out of memory: the cell needed more than the {mb} MB heap limit and was stopped"
+        if current is not None and not current.future.done():
+            current.future.set_result(CellOutcome(error=JSError("RangeError", msg, [f"RangeError: {msg}"])))
+        else:
+            self.sink.stream(current.cell if current else "", "stderr", f"[mcp2repl] {msg}\n")
+
+    def _live(self) -> V8:
+        if self._v8 is None:
+            raise RuntimeError("the JavaScript engine is closed")
+        return self._v8
+
+    # ---- introspection (completion, inspection) ---------------------------------------------
+
+    async def query(self, expression: str, wait: float = 0.25) -> Any:
+        """Evaluate a side-effect-free runtime expression returning JSON text; None if V8 is busy."""
+        if self._v8 is None or (self._recovering is not None and not self._recovering.done()):
+            return None
+        # Wait without cancelling (see run_cell): a late answer is simply dropped.
+        task = asyncio.ensure_future(self._v8.eval(expression))
+        done, _ = await asyncio.wait({task}, timeout=wait)
+        if not done or task.exception() is not None:
+            task.add_done_callback(lambda t: t.exception())
+            return None
+        text = task.result()
+        return json.loads(text) if isinstance(text, str) and text else None

@@ -1,0 +1,68 @@
+// Text tables of records, for terminals and agents: console.table draws Node's boxed grid,
+// api.print a light table (a rule under the header, columns apart by three spaces). One renderer,
+// two styles: both pick columns, stringify cells and cap widths the same way.
+(function installTable() {
+  "use strict";
+  const ns = globalThis.__mcp2repl;
+  const { isArray } = Array;
+  const stringify = JSON.stringify;
+
+  /** JSON with spaces after "," and ":" ("[1, 2]", '{"a": 1}'): easier to read in a cell. */
+  function spaced(v, depth) {
+    if (v === null || typeof v !== "object") {
+      const t = typeof v === "bigint" ? `${v}n` : stringify(v);
+      return t === undefined ? "null" : t;
+    }
+    if (depth > 8) return isArray(v) ? "[…]" : "{…}";
+    if (isArray(v)) return "[" + v.map((x) => spaced(x, depth + 1)).join(", ") + "]";
+    return "{" + Object.keys(v).map((k) => `${stringify(k)}: ${spaced(v[k], depth + 1)}`).join(", ") + "}";
+  }
+
+  function cellText(v, style) {
+    if (v === null || v === undefined) return "";
+    if (style === "box") return typeof v === "string" ? v : ns.inspect(v, { depth: 0 });
+    const text = typeof v === "string" ? v : spaced(v, 0);
+    return text.length <= 60 ? text : text.slice(0, 59) + "…";
+  }
+
+  const fit = (text, width) => (text.length <= width ? text.padEnd(width) : text.slice(0, Math.max(0, width - 1)) + "…");
+
+  /**
+   * A text table of `data` (an array of records, or an object whose values are records);
+   * anything else is shown with inspect().
+   * @param {*} data
+   * @param {{style?: "simple"|"box", maxRows?: number, maxCols?: number, width?: number}} [options]
+   */
+  ns.textTable = function textTable(data, options = {}) {
+    const style = options.style || "simple";
+    const box = style === "box";
+    const rows = isArray(data) ? data : data !== null && typeof data === "object" ? Object.values(data) : null;
+    if (!rows || !rows.length || !rows.every((r) => r !== null && typeof r === "object")) return ns.inspect(data);
+    const maxRows = options.maxRows || 50;
+    const maxCols = options.maxCols || (box ? 20 : 12);
+    const shown = rows.slice(0, maxRows);
+    const cols = [];
+    for (const r of shown) for (const k of Object.keys(r)) if (!cols.includes(k) && cols.length < maxCols) cols.push(k);
+    const head = box ? ["(index)", ...cols] : cols;
+    const body = shown.map((r, i) => {
+      const cells = cols.map((c) => cellText(r[c], style));
+      return box ? [String(i), ...cells] : cells;
+    });
+    const widths = head.map((h, j) => Math.min(40, Math.max(h.length, ...body.map((row) => row[j].length))));
+    if (box) {
+      const line = (row) => "│ " + row.map((c, j) => fit(c, widths[j])).join(" │ ") + " │";
+      const bar = (l, m, r) => l + widths.map((w) => "─".repeat(w + 2)).join(m) + r;
+      return [bar("┌", "┬", "┐"), line(head), bar("├", "┼", "┤"), ...body.map(line), bar("└", "┴", "┘")].join("\n");
+    }
+    const limit = options.width || 120;
+    const total = () => widths.reduce((a, w) => a + w, 0) + 3 * (widths.length - 1);
+    while (total() > limit) { // narrow the widest column until the table fits the terminal
+      const j = widths.lastIndexOf(Math.max(...widths));
+      if (widths[j] <= 4) break;
+      widths[j] -= 1;
+    }
+    const line = (row) => row.map((c, j) => fit(c, widths[j])).join("   ");
+    const text = [line(head), "─".repeat(total()), ...body.map(line)].join("\n").replace(/\s+$/, "");
+    return rows.length > shown.length ? `${text}\n… ${rows.length - shown.length} more rows` : text;
+  };
+})();

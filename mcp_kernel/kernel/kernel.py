@@ -1,0 +1,319 @@
+"""The Jupyter face of a Session: protocol messages in, a Session's work out, and nothing else.
+
+Three things here are not obvious from the wrapper-kernel recipe:
+
+* ipykernel's interrupt signals the whole process group (and its pre-handler hook turns SIGINT
+  into KeyboardInterrupt inside our coroutine). Both are replaced: an interrupt raises the
+  engine's shared-memory flag, from the control thread or a signal handler, and nothing else.
+* Shell requests are served one at a time, so completion would wait behind a running cell.
+  Requests that never touch a running cell's state are dispatched concurrently instead.
+* Output is sent with the parent captured when its cell started, so late output from timers
+  lands in the cell that created them (while the frontend still listens).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import threading
+from contextvars import copy_context
+from typing import Any, ClassVar
+
+from ipykernel.kernelbase import Kernel
+from traitlets import Float, Int, Unicode
+
+from .. import __version__, compat
+from ..session import Progress, Session, SessionOptions
+from .history import History
+
+#: Shell requests answered even while a cell runs: they only read state.
+CONCURRENT_REQUESTS = {
+    "complete_request",
+    "is_complete_request",
+    "inspect_request",
+    "kernel_info_request",
+    "history_request",
+    "comm_info_request",
+}
+#: Seconds the process may take to exit by itself after answering a shutdown request.
+SHUTDOWN_GRACE = 1.2
+#: Cells that mean "leave", as in IPython (a frontend such as jupyter console acts on the payload).
+EXIT_WORDS = {"exit", "quit", "exit()", "quit()"}
+
+
+class ParentOutput:
+    """A cell's output as IOPub messages with the parent of the request that started the cell."""
+
+    def __init__(self, kernel: MCPKernel, parent: dict[str, Any]) -> None:
+        self.kernel = kernel
+        self.parent = parent
+
+    def _send(self, msg_type: str, content: dict[str, Any]) -> None:
+        k = self.kernel
+        k.session.send(k.iopub_socket, msg_type, content, parent=self.parent, ident=k._topic(msg_type))
+
+    def stream(self, name: str, text: str) -> None:
+        self._send("stream", {"name": name, "text": text})
+
+    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
+        msg_type = "update_display_data" if update and display_id else "display_data"
+        self._send(msg_type, {"data": data, "metadata": metadata, "transient": {"display_id": display_id} if display_id else {}})
+
+    def clear_output(self, wait: bool) -> None:
+        self._send("clear_output", {"wait": wait})
+
+
+class MCPKernel(Kernel):
+    """JavaScript cells in one persistent V8 context."""
+
+    _execute_sleep = compat.no_reply_sleep()
+
+    implementation = "mcp2repl"
+    implementation_version = __version__
+    language = "javascript"
+    help_links: ClassVar[list[dict[str, str]]] = [{"text": "mcp2repl README", "url": "https://pypi.org/project/mcp2repl/"}]
+
+    timeout = Float(0.0, config=True, help="Per-cell time limit in seconds (0: none). Also MCP2REPL_TIMEOUT.")
+    heap_limit_mb = Int(0, config=True, help="V8 heap limit in MB (default 2048). Also MCP2REPL_HEAP_LIMIT_MB.")
+    max_output_chars = Int(
+        0, config=True, help="Largest cell result or api.print view, in characters (default 20000). Also MCP2REPL_MAX_OUTPUT_CHARS."
+    )
+    progress_mode = Unicode(
+        os.environ.get("MCP2REPL_PROGRESS", "auto"),
+        config=True,
+        help="Live tool-call display: auto (display; stderr for jupyter console), display, stderr or off. Also MCP2REPL_PROGRESS.",
+    )
+    mcp_config = Unicode(
+        "", config=True, help="Path of the MCP server config file (else mcp2repl.json/.mcp.json/mcp.json here, else ~/.config/mcp2repl/)."
+    )
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        options = SessionOptions()
+        if self.timeout:
+            options.timeout = self.timeout
+        if self.heap_limit_mb:
+            options.heap_limit_mb = self.heap_limit_mb
+        if self.max_output_chars:
+            options.max_output_chars = self.max_output_chars
+        if self.mcp_config:
+            options.config = self.mcp_config
+        self.shell_session = Session(options)
+        self.history = History()
+        self._silent_count = 0
+        self._v8 = compat.v8_version()
+        self._reply_calls: dict[str, list[dict[str, Any]]] = {}
+        self._terminal_sessions: set[str] = set()
+
+    # ---- start-up -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        super().start()
+        for stream in (sys.stdout, sys.stderr):
+            compat.skip_empty_flush(stream)
+        self.io_loop.add_callback(self._boot)
+
+    async def _boot(self) -> None:
+        # Signal-mode clients and `kill -INT`: stop JS, never raise KeyboardInterrupt.
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.shell_session.interrupt)
+        try:
+            await self.shell_session.start()
+        except Exception:
+            self.log.exception("could not start the JavaScript engine")
+
+    def pre_handler_hook(self) -> None:
+        """The base installs default_int_handler here; SIGINT stays ours (see _boot)."""
+
+    def post_handler_hook(self) -> None:
+        """Nothing to restore: pre_handler_hook changed nothing."""
+
+    @property
+    def language_info(self) -> dict[str, Any]:  # type: ignore[override]
+        return {
+            "name": "javascript",
+            "version": self._v8,
+            "mimetype": "text/javascript",
+            "file_extension": ".js",
+            "pygments_lexer": "javascript",
+            "codemirror_mode": "javascript",
+            "nbconvert_exporter": "script",
+        }
+
+    @property
+    def banner(self) -> str:  # type: ignore[override]
+        return (
+            f"mcp2repl {__version__}: JavaScript (V8 {self._v8}) in one persistent context.\n"
+            "Cells are async: top-level await works, the last expression is the result.\n"
+            "No file system, network or process access from JS; MCP tools are the way out.\n" + "\n".join(self.shell_session.server_lines())
+        )
+
+    @property
+    def kernel_info(self) -> dict[str, Any]:
+        # Not super(): the base imports ipykernel.debugger (debugpy prints warnings into the
+        # user's terminal) only to advertise a debugger and subshells this kernel does not have.
+        return {
+            "protocol_version": compat.protocol_version(),
+            "implementation": self.implementation,
+            "implementation_version": self.implementation_version,
+            "language_info": self.language_info,
+            "banner": self.banner,
+            "help_links": self.help_links,
+            "supported_features": [],
+        }
+
+    # ---- concurrency and interrupts -------------------------------------------------------------
+
+    async def shell_main(self, subshell_id: str | None, msg: Any) -> None:
+        if compat.shell_busy(self) and self.session is not None and subshell_id is None:
+            try:
+                _, frames = self.session.feed_identities(msg, copy=False)
+                header = self.session.deserialize(frames, content=False, copy=False)["header"]
+            except Exception:  # noqa: BLE001 - let the normal path report bad messages
+                header = {}
+            if header.get("msg_type") in CONCURRENT_REQUESTS:
+
+                async def spawn(message: Any) -> None:
+                    await asyncio.create_task(self.dispatch_shell(message, concurrent=True), context=copy_context())
+
+                await compat.dispatch_beside(self, msg, header, spawn)
+                return
+        await super().shell_main(subshell_id, msg)
+
+    async def interrupt_request(self, stream: Any, ident: Any, parent: Any) -> None:
+        """Stop the running JS; unlike the base class, never signal the process group."""
+        self.shell_session.interrupt()
+        self.session.send(stream, "interrupt_reply", {"status": "ok"}, parent, ident=ident)
+
+    async def create_subshell_request(self, socket: Any, ident: Any, parent: Any) -> None:
+        content = {
+            "status": "error",
+            "ename": "NotImplementedError",
+            "evalue": "mcp2repl has one V8 context and no subshells",
+            "traceback": [],
+        }
+        self.session.send(socket, "create_subshell_reply", content, parent, ident)
+
+    # ---- execute ----------------------------------------------------------------------------
+
+    async def do_execute(  # type: ignore[override]
+        self,
+        code: str,
+        silent: bool,
+        store_history: bool = True,
+        user_expressions: dict[str, Any] | None = None,
+        allow_stdin: bool = False,
+    ) -> dict[str, Any]:
+        if code.strip() in EXIT_WORDS and not silent:
+            # what IPython does for `exit`: jupyter console then leaves (and stops the kernel)
+            return {
+                "status": "ok",
+                "execution_count": self.execution_count,
+                "payload": [{"source": "ask_exit", "keepkernel": False}],
+                "user_expressions": {},
+            }
+        parent = self.get_parent("shell")
+        if silent:
+            self._silent_count += 1
+            cell = f"cell[-{self._silent_count}]"
+        else:
+            cell = f"cell[{self.execution_count}]"
+        output = ParentOutput(self, parent) if not silent else None
+        result = await self.shell_session.execute(code, output, cell=cell, progress="off" if silent else self._progress(parent))
+        self._reply_calls[parent.get("header", {}).get("msg_id", "")] = result.calls
+
+        if store_history and not silent:
+            text = result.data.get("text/plain") if result.data else None
+            self.history.store(self.execution_count, code, text)
+        if result.error is not None:
+            err = result.error
+            content = {"ename": err.name, "evalue": err.message, "traceback": err.traceback}
+            if not silent:
+                self.send_response(self.iopub_socket, "error", content)
+            return {"status": "error", "execution_count": self.execution_count, **content}
+        if result.data is not None and not silent:
+            self.send_response(
+                self.iopub_socket,
+                "execute_result",
+                {"execution_count": self.execution_count, "data": result.data, "metadata": {}},
+            )
+        return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
+
+    def _progress(self, parent: dict[str, Any]) -> Progress:
+        mode = self.progress_mode
+        if mode == "auto":
+            session = parent.get("header", {}).get("session", "")
+            return "stderr" if session in self._terminal_sessions else "display"
+        return mode if mode in ("display", "stderr", "off") else "display"  # type: ignore[return-value]
+
+    def finish_metadata(self, parent: dict[str, Any], metadata: dict[str, Any], reply_content: dict[str, Any]) -> dict[str, Any]:
+        """Agents get the cell's tool-call trace with the reply: ``metadata["mcp2repl"]["calls"]``."""
+        metadata = super().finish_metadata(parent, metadata, reply_content)
+        calls = self._reply_calls.pop(parent.get("header", {}).get("msg_id", ""), None)
+        if calls is not None:
+            metadata["mcp2repl"] = {"calls": calls}
+        return metadata
+
+    # ---- read-only requests ---------------------------------------------------------------------
+
+    async def do_is_complete(self, code: str) -> dict[str, Any]:
+        verdict = self.shell_session.is_complete(code)
+        reply: dict[str, Any] = {"status": verdict.status}
+        if verdict.status == "incomplete":
+            reply["indent"] = verdict.indent
+        return reply
+
+    async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
+        cursor = len(code) if cursor_pos is None else cursor_pos
+        found = await self.shell_session.complete(code, cursor)
+        return {
+            "status": "ok",
+            "matches": found.matches,
+            "cursor_start": found.start,
+            "cursor_end": found.end,
+            "metadata": {"_jupyter_types_experimental": found.types},
+        }
+
+    async def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()) -> dict[str, Any]:
+        data = await self.shell_session.inspect(code, cursor_pos)
+        return {"status": "ok", "found": data is not None, "data": data or {}, "metadata": {}}
+
+    async def do_history(  # type: ignore[override]
+        self,
+        hist_access_type: str,
+        output: bool,
+        raw: bool,
+        session: int | None = None,
+        start: int | None = None,
+        stop: int | None = None,
+        n: int | None = None,
+        pattern: str | None = None,
+        unique: bool = False,
+        **_: Any,
+    ) -> dict[str, Any]:
+        if hist_access_type == "tail" and n == 1000 and raw and not output:
+            # jupyter console's start-up request (history_load_length=1000): that session is a
+            # terminal, which ignores display updates, so its progress goes to stderr instead.
+            session_id = self.get_parent("shell").get("header", {}).get("session")
+            if session_id:
+                self._terminal_sessions.add(session_id)
+        if hist_access_type == "tail":
+            rows = self.history.tail(n or 10, output)
+        elif hist_access_type == "range":
+            rows = self.history.range(session or 0, start or 1, stop, output)
+        elif hist_access_type == "search":
+            rows = self.history.search(pattern or "*", n, unique, output)
+        else:
+            rows = []
+        return {"status": "ok", "history": rows}
+
+    async def do_shutdown(self, restart: bool) -> dict[str, Any]:
+        await self.shell_session.close()
+        # ipykernel 7.4 can hang while tearing down (its control thread blocks flushing to an
+        # IOPub thread that already stopped), and clients then wait 2.5 s and SIGTERM us. All
+        # our state is closed by now, so leave promptly if the normal exit stalls.
+        watchdog = threading.Timer(SHUTDOWN_GRACE, os._exit, args=(0,))
+        watchdog.daemon = True
+        watchdog.start()
+        return {"status": "ok", "restart": restart}

@@ -1,0 +1,173 @@
+"""A small search engine for short, sloppy queries over short documents with named fields.
+
+BM25F (each field with its own weight and length normalisation), a deliberately light stemmer,
+prefix matches, synonyms and typo tolerance (edit distance, found through symmetric deletes),
+each at a reduced weight so that exact words still win. All per-document work happens when the
+index is built; a query only touches the postings of its own (expanded) terms. Tool search
+(discovery.py) and the runtime guide (api/guide.py) are built on it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+_PARTS = re.compile(r"[A-Z]+(?![a-z])\d*|[A-Z]?[a-z]+\d*|\d+")  # HTTPServer -> HTTP, Server; v2 stays whole
+STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from how i in into is it its me my of on or some than that the "
+    "their them then there these this those to was what when which who will with would you your".split()
+)
+# A few everyday words that tools rarely use; expanded at a reduced weight, never replacing the word.
+SYNONYMS = {"folder": "directory", "folders": "directory", "picture": "image", "photo": "image", "dir": "directory"}
+FIELDS = {"name": (3.0, 0.5), "params": (1.5, 0.6), "description": (1.0, 0.75), "server": (0.5, 0.3)}  # weight, b
+K1 = 1.2
+PREFIX_WEIGHT, FUZZY_WEIGHT, SYNONYM_WEIGHT, SURFACE_WEIGHT = 0.5, 0.6, 0.8, 0.3
+
+
+def split_name(name: str) -> list[str]:
+    """``get-weather.v2`` -> get, weather, v2; ``HTTPServerStatus`` -> http, server, status (lowercase).
+    Non-ASCII words (``café``, ``文件``) are kept whole rather than dropped."""
+    return [p.lower() for chunk in re.findall(r"[^\W_]+", name) for p in (_PARTS.findall(chunk) if chunk.isascii() else [chunk])]
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """A deliberately light stemmer: plurals, -ing, -ed and a final e, so that files/file,
+    directories/directory, reading/read and created/create meet; short words are left alone."""
+    w = word.lower()
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "xes", "ches", "shes", "zes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    elif w.endswith(("ing", "ed")) and not w.endswith("eed"):
+        base = w[: -3 if w.endswith("ing") else -2]
+        if len(base) >= 3 and re.search(r"[aeiouy]", base):
+            w = base[:-1] if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz" else base
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
+
+
+def words(text: str) -> list[str]:
+    """Lowercase words of free text; identifiers inside it (``read_text_file``) are split too."""
+    return [p for p in split_name(text or "") if len(p) > 1]
+
+
+def tokenize(text: str) -> list[str]:
+    """Stems of the words of ``text`` without stopwords: what the index stores and queries use."""
+    return [stem(w) for w in words(text) if w not in STOPWORDS]
+
+
+
+
+def _osa(a: str, b: str, cap: int) -> int:
+    """Edit distance with adjacent transpositions (``raed`` -> ``read`` is 1), cut off above ``cap``."""
+    if abs(len(a) - len(b)) > cap:
+        return cap + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        if min(row) > cap:
+            return cap + 1
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def _deletes(word: str, depth: int) -> set[str]:
+    """Every string made by deleting up to ``depth`` characters (symmetric-delete typo lookup)."""
+    out, frontier = {word}, {word}
+    for _ in range(depth):
+        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w)) if len(w) > 2}
+        out |= frontier
+    return out
+
+
+class Scorer:
+    """BM25F over documents made of weighted fields, with an inverted index of precomputed term
+    scores and the lookup structures query expansion needs (sorted words, symmetric deletes)."""
+
+    def __init__(self, docs: Sequence[Mapping[str, list[str]]]) -> None:
+        self.size = len(docs)
+        docs = [{f: [w for w in ws if w not in STOPWORDS] for f, ws in doc.items()} for doc in docs]
+        avg = {f: max(sum(len(d.get(f, ())) for d in docs) / max(self.size, 1), 1.0) for f in FIELDS}
+        pseudo: dict[str, dict[int, float]] = {}
+        self.surface: dict[str, str] = {}  # surface word -> stem
+        for i, doc in enumerate(docs):
+            for f, ws in doc.items():
+                weight, b = FIELDS[f]
+                norm = weight / (1 - b + b * len(ws) / avg[f])
+                # Words count for their stem; in names and parameters also for their exact form ("=word").
+                exact = ["=" + w for w in ws] if f in ("name", "params") else []
+                for t, n in Counter([stem(w) for w in ws] + exact).items():
+                    tfs = pseudo.setdefault(t, {})
+                    tfs[i] = tfs.get(i, 0.0) + n * norm
+                for w in ws:
+                    self.surface.setdefault(w, stem(w))
+        self.postings: dict[str, list[tuple[int, float]]] = {}
+        for t, tfs in pseudo.items():
+            idf = math.log(1 + (self.size - len(tfs) + 0.5) / (len(tfs) + 0.5))
+            self.postings[t] = [(i, idf * tf / (K1 + tf)) for i, tf in tfs.items()]
+        self.sorted_words = sorted(self.surface)
+        self.shown = {s: w for w, s in reversed(list(self.surface.items()))}  # stem -> a word to show in notes
+        # Symmetric-delete table for typo lookup: built here so that no query pays for it.
+        self.deletes: dict[str, set[str]] = {}
+        for t in self.shown:
+            for d in _deletes(t, 2 if len(t) >= 6 else 1):
+                self.deletes.setdefault(d, set()).add(t)
+
+    def expand(self, raw: str) -> list[tuple[str, float]]:
+        """(indexed term, weight) pairs a query word stands for: itself, a synonym, index words it
+        is a prefix of, and, when it is neither an indexed word nor the start of one, indexed words
+        within a small edit distance (1, or 2 for words of 8 letters or more)."""
+        term = stem(raw)
+        out = {term: 1.0} if term in self.postings else {}
+        if "=" + raw in self.postings:  # the very word, not only the same stem ("a file" vs "files")
+            out["=" + raw] = SURFACE_WEIGHT
+        if raw in SYNONYMS and stem(SYNONYMS[raw]) in self.postings:
+            out.setdefault(stem(SYNONYMS[raw]), SYNONYM_WEIGHT)
+        if len(raw) >= 3:
+            i = bisect_left(self.sorted_words, raw)
+            for w in self.sorted_words[i : i + 50]:  # enough for a partial word; bounded for huge vocabularies
+                if not w.startswith(raw):
+                    break
+                out.setdefault(self.surface[w], PREFIX_WEIGHT)
+        if term not in self.postings and len(raw) >= 4 and not out:  # a partial word is not a typo
+            cap = 2 if len(raw) >= 8 else 1
+            candidates = {c for q in {raw, term} for d in _deletes(q, cap) for c in self.deletes.get(d, ())}
+            for c in candidates:
+                dist = min(_osa(raw, c, cap), _osa(term, c, cap))
+                if dist <= cap:
+                    out.setdefault(c, FUZZY_WEIGHT / dist)
+        return list(out.items())
+
+    def rank(self, query: str, boost: Mapping[int, float] | None = None) -> tuple[dict[int, tuple[int, float]], dict]:
+        """doc -> (distinct query words matched, score), plus what the query words turned into."""
+        raws = [w for w in words(query) if w not in STOPWORDS] or words(query)
+        raws = list({stem(w): w for w in raws}.values())
+        found: dict[int, list] = {}
+        fixes, missing = {}, []
+        for bit, raw in enumerate(raws):
+            expansions = self.expand(raw)
+            if not expansions:
+                missing.append(raw)
+            elif stem(raw) not in self.postings and not any(w == PREFIX_WEIGHT for _, w in expansions):
+                fixes[raw] = self.shown.get(max(expansions, key=lambda e: e[1])[0], "?")
+            for t, weight in expansions:
+                for doc, score in self.postings[t]:
+                    hit = found.setdefault(doc, [0, 0.0])
+                    hit[0] |= 1 << bit
+                    hit[1] += weight * score
+        boost = boost or {}
+        ranked = {doc: (bin(mask).count("1"), s * boost.get(doc, 1.0)) for doc, (mask, s) in found.items()}
+        return ranked, {"fixes": fixes, "missing": missing, "terms": raws}

@@ -1,0 +1,305 @@
+"""A Session: one persistent JavaScript environment with MCP servers, runnable without Jupyter.
+
+The Jupyter kernel, the command line and the Python step API are thin faces over this object.
+It wires the parts — engine (V8), display (views, artifacts, call traces), servers (config,
+connections, catalog) and the runtime API (the JS ``api``, ``mcp`` and ``tools`` objects and their
+Python handlers) — runs one cell at a time, and returns a typed outcome. Output is delivered to
+an :class:`Output` given per execution; output that arrives after its cell ended (a timer, an
+un-awaited call) still goes to that cell's Output.
+
+The MCP SDK takes ~0.6 s to import, so the server layer loads in a thread while V8 starts, and
+only cells that mention ``mcp``, ``tools`` or ``api`` wait for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import os
+import re
+import sys
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from . import __version__, api, display
+from .api import completion as tool_completion
+from .api.discovery import DiscoveryApi
+from .api.tools import ToolsApi
+from .display import artifacts
+from .display.artifacts import ArtifactStore, default_root
+from .display.banner import banner_lines
+from .display.calltrace import CellTrace
+from .engine import Engine, JSError, introspection
+from .engine.completeness import Verdict, classify
+from .servers.config import LoadedConfig, effective_servers, load_config
+from .servers.spec import ServerSpec
+
+if TYPE_CHECKING:
+    from .servers.manager import ServerManager
+
+log = logging.getLogger(__name__)
+
+#: Cells that may touch MCP servers wait until the server layer is loaded; others do not.
+USES_SERVERS = re.compile(r"\b(?:mcp|tools|api)\b")
+#: Cells whose late output is still routed (older cells' late output goes to the log).
+KEPT_OUTPUTS = 500
+DEMO_NAME = "demo"
+
+Progress = Literal["display", "stderr", "off"]
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+@dataclass
+class SessionOptions:
+    """How a session behaves; defaults come from the ``MCP2REPL_*`` environment variables."""
+
+    timeout: float = field(default_factory=lambda: _env_float("MCP2REPL_TIMEOUT", 0.0))  # per cell, 0: none
+    heap_limit_mb: int = field(default_factory=lambda: int(_env_float("MCP2REPL_HEAP_LIMIT_MB", 2048)))
+    max_output_chars: int = field(default_factory=lambda: int(_env_float("MCP2REPL_MAX_OUTPUT_CHARS", 20000)))
+    config: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_CONFIG") or None)
+    profile: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_PROFILE") or None)
+    server: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_SERVER") or None)
+    cwd: Path = field(default_factory=Path.cwd)
+    artifact_dir: Path | None = None  # default: MCP2REPL_ARTIFACT_DIR, else <cwd>/.mcp2repl/artifacts
+
+
+class Output(Protocol):
+    """Where one execution's output goes (a Jupyter parent message, a terminal, a list…)."""
+
+    def stream(self, name: str, text: str) -> None: ...
+
+    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None: ...
+
+    def clear_output(self, wait: bool) -> None: ...
+
+
+class Discard:
+    """An Output that drops everything (silent executions)."""
+
+    def stream(self, name: str, text: str) -> None:
+        pass
+
+    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
+        pass
+
+    def clear_output(self, wait: bool) -> None:
+        pass
+
+
+@dataclass
+class Result:
+    """One finished execution: a MIME bundle (None for ``undefined``) or an error, and its tool calls."""
+
+    data: dict[str, Any] | None = None
+    error: JSError | None = None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def demo_spec() -> ServerSpec:
+    """The built-in demo server, used when no config exists anywhere."""
+    return ServerSpec(
+        name=DEMO_NAME,
+        transport="stdio",
+        command=sys.executable,
+        args=["-m", "mcp_kernel.demo.server"],
+        description="built-in demo: a small bookshop (search, fetch, aggregate, images, progress)",
+    )
+
+
+class _Servers:
+    """The server manager, once its module (and the MCP SDK) finished loading in a thread."""
+
+    def __init__(self) -> None:
+        self.loaded: ServerManager | None = None
+        self.done: asyncio.Future[None] | None = None
+
+    async def get(self) -> ServerManager:
+        if self.done is not None:
+            await asyncio.shield(self.done)
+        if self.loaded is None:
+            raise RuntimeError("the MCP server layer could not be loaded (see the kernel log)")
+        return self.loaded
+
+
+class Session:
+    """The engine, servers, runtime API, display and artifacts of one JavaScript environment."""
+
+    def __init__(self, options: SessionOptions | None = None) -> None:
+        self.options = options or SessionOptions()
+        self.engine = Engine(self, heap_limit_mb=self.options.heap_limit_mb)
+        for name, source in [*display.scripts(), *api.scripts()]:
+            self.engine.add_script(name, source)
+        self.engine.set_data("about", {"version": __version__})
+        self.engine.set_data("limits", {"maxOutputChars": max(200, self.options.max_output_chars)})
+        self.config: LoadedConfig | None = None
+        self._outputs: OrderedDict[str, Output] = OrderedDict()
+        self._traces: dict[str, CellTrace] = {}
+        self._count = 0
+        self._loading: asyncio.Task[None] | None = None
+        self.artifacts = ArtifactStore(self.options.artifact_dir or default_root(self.options.cwd))
+        artifacts.register(self.engine, self.artifacts)
+        self.servers = _Servers()
+        ToolsApi(self.servers, self._traces.get, self.options.cwd).register(self.engine)
+        DiscoveryApi(self.servers).register(self.engine)
+
+    # ---- life cycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start V8 and, in the background, the MCP layer and every configured server."""
+        loop = asyncio.get_running_loop()
+        self.servers.done = loop.create_future()
+        try:  # cheap (no MCP imports): lets the banner list the servers while the SDK loads
+            opts = self.options
+            self.config = load_config(explicit=opts.config, cwd=opts.cwd, profile=opts.profile, only=opts.server)
+        except Exception:
+            log.exception("could not read the MCP server configuration")
+        self._loading = asyncio.ensure_future(self._load_servers())
+        await self.engine.start()
+
+    async def _load_servers(self) -> None:
+        try:
+            module = await asyncio.to_thread(importlib.import_module, "mcp_kernel.servers.manager")
+            events = module.ManagerEvents(
+                notice=lambda text: self.notice(text),
+                catalog_changed=lambda snapshot: self.engine.set_data("catalog", snapshot),
+                log_message=lambda server, level, text: self.notice(f"[{server}] {level}: {text}\n"),
+            )
+            manager = module.ServerManager(events)
+            self.servers.loaded = manager
+            if self.config is not None:
+                manager.load(*effective_servers(self.config, fallback=demo_spec()))
+        except Exception:
+            log.exception("could not load the MCP server layer")
+        finally:
+            assert self.servers.done is not None
+            self.servers.done.set_result(None)
+
+    async def close(self) -> None:
+        await self.engine.close()
+        if self._loading is not None:
+            await asyncio.wait({self._loading}, timeout=30)  # a manager still loading would start servers later
+        if self.servers.loaded is not None:
+            await self.servers.loaded.close()
+
+    # ---- cells --------------------------------------------------------------------------------
+
+    async def execute(
+        self,
+        code: str,
+        output: Output | None = None,
+        *,
+        cell: str | None = None,
+        progress: Progress = "display",
+        time_limit: float | None = None,
+    ) -> Result:
+        """Run one cell. ``cell`` names it in tracebacks (default ``cell[N]``, counting from 1)."""
+        if cell is None:
+            self._count += 1
+            cell = f"cell[{self._count}]"
+        out = output or Discard()
+        self._outputs[cell] = out
+        self._outputs.move_to_end(cell)
+        while len(self._outputs) > KEPT_OUTPUTS:
+            self._outputs.popitem(last=False)
+        display_id = f"mcp2repl-calls-{uuid.uuid4().hex[:12]}"
+        trace = CellTrace(
+            publish=lambda bundle, update: out.display(bundle, {}, display_id, update),
+            mode=progress,
+            stderr=lambda text: out.stream("stderr", text),
+        )
+        self._traces[cell] = trace
+        ticker = asyncio.ensure_future(_tick(trace))
+        try:
+            loading = self.servers.done
+            if loading is not None and not loading.done() and USES_SERVERS.search(code):
+                await asyncio.shield(loading)
+            limit = time_limit if time_limit is not None else (self.options.timeout or None)
+            outcome = await self.engine.run_cell(code, cell, time_limit=limit)
+        finally:
+            ticker.cancel()
+            trace.finish()
+            self._traces.pop(cell, None)
+        return Result(outcome.data, outcome.error, trace.records())
+
+    def interrupt(self) -> None:
+        """Stop the running cell (thread-safe; callable from a signal handler)."""
+        self.engine.interrupt()
+
+    def notice(self, text: str) -> None:
+        """A kernel notice for the user: on the running cell's stderr, else in the log."""
+        cell = self.engine.current_cell
+        out = self._outputs.get(cell) if cell else None
+        if out is not None:
+            out.stream("stderr", text)
+        else:
+            log.info("%s", text.rstrip())
+
+    # ---- the engine's Sink: output of a cell goes to that cell's Output -------------------------------
+
+    def stream(self, cell: str, name: str, text: str) -> None:
+        out = self._outputs.get(cell)
+        if out is not None:
+            out.stream(name, text)
+        elif text.strip():
+            log.info("%s %s: %s", cell or "(no cell)", name, text.rstrip())
+
+    def display(self, cell: str, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
+        out = self._outputs.get(cell)
+        if out is not None:
+            out.display(data, metadata, display_id, update)
+
+    def clear_output(self, cell: str, wait: bool) -> None:
+        out = self._outputs.get(cell)
+        if out is not None:
+            out.clear_output(wait)
+
+    # ---- read-only requests -------------------------------------------------------------------
+
+    def is_complete(self, code: str) -> Verdict:
+        return classify(code)
+
+    async def complete(self, code: str, cursor: int) -> introspection.Completion:
+        manager = self.servers.loaded
+        found = tool_completion.complete(code, cursor, manager.catalog, manager.observed) if manager else None
+        return found if found is not None else await introspection.complete(self.engine, code, cursor)
+
+    async def inspect(self, code: str, cursor: int) -> dict[str, str] | None:
+        manager = self.servers.loaded
+        data = tool_completion.inspect(code, cursor, manager.catalog, manager.observed) if manager else None
+        return data if data is not None else await introspection.inspect(self.engine, code, cursor)
+
+    def server_lines(self) -> list[str]:
+        """The banner's server lines: every server with its state, then config problems."""
+        config = self.config
+        problems, warnings = (config.problems, config.warnings) if config else ([], [])
+        manager = self.servers.loaded
+        if manager is not None:
+            rows = [(r.name, r.transport, r.state, r.tools, r.error) for r in manager.rows()]
+            return banner_lines(manager.source, rows, problems, warnings)
+        if config is None:
+            return ["MCP servers: loading…"]
+        source, specs = effective_servers(config, fallback=demo_spec())
+        pending = [(s.name, s.transport, "error" if s.error else "starting", None, s.error) for s in specs]
+        return banner_lines(source, pending, problems, warnings)
+
+
+async def _tick(trace: CellTrace) -> None:
+    """Keep the live call display's clock moving while a cell waits on slow tools."""
+    while True:
+        await asyncio.sleep(0.25)
+        trace.tick()
+

@@ -1,0 +1,70 @@
+"""The bridge protocol through a real engine: requests, JSON text passed through once, notes, context data."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import EngineHarness
+
+from mcp_kernel.engine import BridgeError, CallContext, JsonText
+
+
+def test_handler_results_cross_as_data(js: EngineHarness) -> None:
+    async def echo(args: dict, ctx: CallContext) -> object:
+        return {"got": args, "cell": ctx.cell}
+
+    async def text(args: dict, ctx: CallContext) -> JsonText:
+        # JSON the handler already has as text is spliced in as it is: quotes, unicode and a
+        # "__proto__" key arrive as data, never as code
+        return JsonText(json.dumps({"s": 'a"b\u2028c', "__proto__": {"polluted": True}, "n": [1, 2.5]}, ensure_ascii=False))
+
+    async def nothing(args: dict, ctx: CallContext) -> None:
+        return None
+
+    js.engine.register("echo", echo)
+    js.engine.register("text", text)
+    js.engine.register("nothing", nothing)
+    assert js.value("await __mcp2repl.call('echo', { x: [1, 'é'] })") == "{ got: { x: [ 1, 'é' ] }, cell: 'cell[1]' }"
+    assert js.value(
+        "const t = await __mcp2repl.call('text', {}); [t.s === 'a\"b\\u2028c', Object.keys(t), Object.getPrototypeOf(t) === Object.prototype, ({}).polluted]"
+    ) == "[ true, [ 's', '__proto__', 'n' ], true, undefined ]"
+    assert js.value("typeof await __mcp2repl.call('nothing', {})") == "'undefined'"
+
+
+def test_handler_errors_become_js_errors_at_the_call_site(js: EngineHarness) -> None:
+    async def refuse(args: dict, ctx: CallContext) -> None:
+        raise BridgeError("ToolError", "nope", server="s1")
+
+    js.engine.register("refuse", refuse)
+    err = js.error("let x = 1;\nawait __mcp2repl.call('refuse', {})")
+    assert (err.name, err.message, err.extra) == ("ToolError", "nope", {"server": "s1"})
+    assert err.traceback[1] == "  at cell[1] line 2, col 18"  # the call, not receive() in the runtime
+    missing = js.error("await __mcp2repl.call('no_such_handler', {})")
+    assert (missing.name, missing.message) == ("TypeError", "no Python handler named 'no_such_handler'")
+
+
+def test_arguments_that_cannot_be_sent_fail_in_js(js: EngineHarness) -> None:
+    err = js.error("await __mcp2repl.call('x', { big: 10n })")
+    assert (err.name, err.message) == ("TypeError", "Cannot send a BigInt (10n) to x: convert it to a Number or String first")
+
+
+def test_notes_reach_python_without_an_answer(js: EngineHarness) -> None:
+    seen: list[tuple[object, str]] = []
+    js.engine.register_note("seen", lambda args, ctx: seen.append((args, ctx.cell)))
+    assert js.value("__mcp2repl.notify('seen', { n: 1 }); __mcp2repl.notify('unknown', {}); 'sent'") == "'sent'"
+    assert seen == [({"n": 1}, "cell[1]")]
+
+
+def test_context_data_reaches_receivers_now_and_after_a_rebuild(js: EngineHarness) -> None:
+    async def send(value: object) -> None:  # on the engine's loop, as the Session does
+        js.engine.set_data("limits", value)
+
+    js.value("globalThis.got = []; __mcp2repl.onData('limits', (v) => got.push(v.max))")
+    js.call(send({"max": 5}))
+    assert js.value("await sleep(10); got") == "[ 5 ]"
+    js.call(send(JsonText('{"max": 7}')))
+    assert js.value("await sleep(10); got") == "[ 5, 7 ]"
+    assert js.value("globalThis.late = []; __mcp2repl.onData('limits', (v) => late.push(v.max)); late") == "[ 7 ]"
+    js.interrupt_after(0.3)
+    assert "all globals were lost" in js.error("/(a+)+b/.test('a'.repeat(40))").traceback[-1]  # a rebuilt context…
+    assert js.value("const again = []; __mcp2repl.onData('limits', (v) => again.push(v.max)); again") == "[ 7 ]"  # …has the data

@@ -1,0 +1,94 @@
+"""The catalog in-process: JS names for tools, name resolution with its hints, and argument checks."""
+
+from __future__ import annotations
+
+import mcp_types
+import pytest
+
+from mcp_kernel.servers.catalog import Catalog, ToolLookupError, safe_identifier
+
+
+def tool(name: str, schema: dict | None = None, description: str = "") -> mcp_types.Tool:
+    return mcp_types.Tool(name=name, description=description, input_schema=schema or {"type": "object"})
+
+
+ADD = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}
+
+
+@pytest.fixture
+def cat() -> Catalog:
+    c = Catalog()
+    c.rebuild(
+        [
+            ("my-server", [tool("add", ADD), tool("get-weather.v2"), tool("delete"), tool("3d"), tool("read")]),
+            ("other", [tool("read"), tool("write")]),
+        ]
+    )
+    return c
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("get-weather.v2", "get_weather_v2"), ("3d", "_3d"), ("delete", "delete_"), ("then", "then_"), ("ok_name", "ok_name"), ("", "_")],
+)
+def test_safe_identifier(name: str, expected: str) -> None:
+    assert safe_identifier(name) == expected
+
+
+def test_names_of_servers_and_tools(cat: Catalog) -> None:
+    assert cat.server_safe == {"my-server": "my_server", "other": "other"}
+    by = {(e.server, e.name): e for e in cat.entries}
+    assert by[("my-server", "get-weather.v2")].call_path == "mcp.my_server.get_weather_v2"
+    assert by[("my-server", "delete")].safe == "delete_"
+    # a name on two servers has no tools.<name>; the server paths still work
+    assert by[("my-server", "read")].safe == "" and by[("other", "read")].call_path == "mcp.other.read"
+
+
+def test_resolution_forms(cat: Catalog) -> None:
+    weather = cat.resolve({"name": "get-weather.v2"})
+    assert cat.resolve({"safe": "get_weather_v2"}) is weather
+    assert cat.resolve({"serverSafe": "my_server", "toolSafe": "get_weather_v2"}) is weather
+    assert cat.resolve({"serverSafe": "my_server", "toolSafe": "get-weather.v2"}) is weather
+    assert cat.resolve({"server": "my-server", "tool": "get-weather.v2"}) is weather
+    assert cat.resolve({"name": "other.read"}).server == "other"
+
+
+def test_lookup_errors_say_what_to_write(cat: Catalog) -> None:
+    with pytest.raises(ToolLookupError) as ambiguous:
+        cat.resolve({"name": "read"})
+    assert str(ambiguous.value) == (
+        '"read" is ambiguous: 2 servers have it. Call one of: mcp.my_server.read(…), mcp.other.read(…), or mcp.call("server.read", …)'
+    )
+    with pytest.raises(ToolLookupError) as typo:
+        cat.resolve({"name": "wirte"})
+    assert str(typo.value) == "Unknown MCP tool wirte. Did you mean write? Use api.searchTools(query) or api.listTools() to find tools."
+    with pytest.raises(ToolLookupError) as server:
+        cat.resolve({"serverSafe": "nope", "toolSafe": "x"})
+    assert str(server.value) == "Unknown MCP server mcp.nope. Servers: mcp.my_server, mcp.other."
+
+
+def test_argument_checks_name_the_field_and_show_the_signature(cat: Catalog) -> None:
+    add = cat.resolve({"name": "add"})
+    cat.check_arguments(add, {"a": 1, "b": 2})  # valid: no error
+    with pytest.raises(ValueError) as wrong:
+        cat.check_arguments(add, {"a": "x", "b": 1, "c": 3})
+    assert str(wrong.value) == (
+        'mcp.my_server.add: argument "a" must be number, got string "x"\n'
+        "  also: unknown argument 'c' (allowed: a, b)\n"
+        "  Signature: add(args: { a: number; b: number }): Promise<unknown>"
+    )
+    with pytest.raises(ValueError) as missing:
+        cat.check_arguments(add, {"a": 1})
+    assert str(missing.value).startswith('mcp.my_server.add: missing required argument "b"\n')
+    with pytest.raises(ValueError) as not_object:
+        cat.check_arguments(add, [1, 2])
+    assert str(not_object.value).startswith("mcp.my_server.add expects one argument object, got list.")
+
+
+def test_signatures_are_rendered_once_and_only_when_asked(cat: Catalog) -> None:
+    add = cat.resolve({"name": "add"})
+    assert add._signature is None  # no call has needed it yet
+    assert add.signature == "add(args: { a: number; b: number }): Promise<unknown>"
+    assert add._signature is add.signature
+    cat.rebuild([("my-server", [add.tool]), ("other", [])])  # same tool, same names: kept
+    assert cat.resolve({"name": "add"})._signature == add.signature

@@ -1,0 +1,93 @@
+"""Every private-API use in mcp_kernel/compat.py, pinned: an upgrade that removes one fails here, by name."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+
+from conftest import SERVERS
+
+from mcp_kernel import compat
+
+
+def test_v8_function_passes_a_string_as_data() -> None:
+    from py_mini_racer import MiniRacer
+
+    async def main() -> object:
+        racer = MiniRacer()
+        assert hasattr(racer, "_ctx") and hasattr(racer._ctx, "_run_cancelable_mr_task") and hasattr(racer._ctx, "_python_to_value_handle")
+        assert hasattr(racer._ctx._dll, "mr_call_function")
+        fn = await racer.eval_cancelable("(function () { 'use strict'; return typeof this + ':' + JSON.parse(this).x; })")
+        argv = await racer.eval_cancelable("[]")
+        call = compat.V8Function(racer, fn, argv)
+        result = await call.call('{"x": "é\\u2028"}')
+        racer.close()
+        return result
+
+    assert asyncio.run(main()) == "string:é\u2028"
+
+
+def test_terminated_exception_is_minis_racers() -> None:
+    import py_mini_racer
+
+    assert issubclass(compat.terminated_exception(), py_mini_racer.JSEvalException)
+    assert compat.terminated_exception().__name__ == "JSTerminatedException"
+
+
+def test_v8_version_without_a_context() -> None:
+    assert compat.v8_version().split(".")[0].isdigit()
+
+
+def test_session_closed_sees_a_dead_stdio_server() -> None:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.shared.exceptions import MCPError
+
+    async def main() -> tuple[bool, bool]:
+        params = StdioServerParameters(command=sys.executable, args=[str(SERVERS / "crashing_server.py")])
+        async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write), ClientSession(read, write) as session:  # noqa: ASYNC230
+            await session.initialize()
+            assert hasattr(session, "_dispatcher") and hasattr(session._dispatcher, "_closed")
+            before = compat.session_closed(session)
+            with contextlib.suppress(MCPError):
+                await session.call_tool("crash", {}, read_timeout_seconds=10)
+            for _ in range(100):
+                if compat.session_closed(session):
+                    break
+                await asyncio.sleep(0.05)
+            return before, compat.session_closed(session)
+
+    assert asyncio.run(main()) == (False, True)
+
+
+def test_ipykernel_private_names_still_exist() -> None:
+    from ipykernel.iostream import OutStream
+    from ipykernel.kernelbase import Kernel
+
+    assert compat.protocol_version().startswith("5.")
+    assert "_execute_sleep" in Kernel.class_traits()
+    assert compat.no_reply_sleep().default_value == 0.0
+    for name in ("_get_shell_context_var", "_publish_status", "get_parent", "set_parent", "dispatch_shell"):
+        assert callable(getattr(Kernel, name, None)), name
+    assert "_shell_parent_ident" in Kernel.__annotations__, "_shell_parent_ident"
+    names = OutStream.__init__.__code__.co_names
+    assert "_buffers" in names and "_buffer_lock" in names, "OutStream keeps its buffers in _buffers under _buffer_lock"
+
+
+def test_shell_busy_reads_the_private_lock() -> None:
+    from ipykernel.kernelbase import Kernel
+
+    assert "_main_asyncio_lock" in Kernel.__annotations__, "ipykernel serialises shell requests with _main_asyncio_lock"
+
+    async def main() -> tuple[bool, bool]:
+        class Holder:
+            _main_asyncio_lock = asyncio.Lock()
+
+        holder = Holder()
+        idle = compat.shell_busy(holder)
+        async with holder._main_asyncio_lock:
+            return idle, compat.shell_busy(holder)
+
+    assert asyncio.run(main()) == (False, True)
