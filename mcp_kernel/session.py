@@ -28,14 +28,15 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from . import __version__, api, display
 from .api import completion as tool_completion
 from .api.discovery import DiscoveryApi
-from .api.tools import ToolsApi
+from .api.tools import ConnectPolicy, ToolsApi
 from .display import artifacts
 from .display.artifacts import ArtifactStore, default_root
 from .display.banner import banner_lines
 from .display.calltrace import CellTrace
 from .engine import Engine, JSError, introspection
 from .engine.completeness import Verdict, classify
-from .servers.config import LoadedConfig, effective_servers, load_config
+from .servers.config import LoadedConfig, config_files, effective_servers, load_config
+from .servers.secrets import Redactor
 from .servers.spec import ServerSpec
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ log = logging.getLogger(__name__)
 USES_SERVERS = re.compile(r"\b(?:mcp|tools|api)\b")
 #: Cells whose late output is still routed (older cells' late output goes to the log).
 KEPT_OUTPUTS = 500
+#: Log lines a server may show on one cell; the rest are counted and pointed to (api.serverLog).
+LOG_LINES_SHOWN = 20
 DEMO_NAME = "demo"
 
 Progress = Literal["display", "stderr", "off"]
@@ -71,6 +74,8 @@ class SessionOptions:
     server: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_SERVER") or None)
     cwd: Path = field(default_factory=Path.cwd)
     artifact_dir: Path | None = None  # default: MCP2REPL_ARTIFACT_DIR, else <cwd>/.mcp2repl/artifacts
+    #: "any" lets cells start servers of their choosing with api.connect (gives up the sandbox)
+    allow_connect: str = field(default_factory=lambda: os.environ.get("MCP2REPL_ALLOW_CONNECT") or "configured")
 
 
 class Output(Protocol):
@@ -81,6 +86,23 @@ class Output(Protocol):
     def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None: ...
 
     def clear_output(self, wait: bool) -> None: ...
+
+
+class _Masked:
+    """An Output that masks configured secrets in everything before passing it on."""
+
+    def __init__(self, out: Output, redactor: Redactor) -> None:
+        self.out = out
+        self.redactor = redactor
+
+    def stream(self, name: str, text: str) -> None:
+        self.out.stream(name, self.redactor.text(text))
+
+    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
+        self.out.display(self.redactor.data(data), metadata, display_id, update)
+
+    def clear_output(self, wait: bool) -> None:
+        self.out.clear_output(wait)
 
 
 class Discard:
@@ -150,10 +172,13 @@ class Session:
         self._traces: dict[str, CellTrace] = {}
         self._count = 0
         self._loading: asyncio.Task[None] | None = None
-        self.artifacts = ArtifactStore(self.options.artifact_dir or default_root(self.options.cwd))
-        artifacts.register(self.engine, self.artifacts)
+        self._log_lines: dict[tuple[str, str], int] = {}  # (cell, server) -> log lines it sent
+        #: configured secrets, masked wherever text leaves the kernel (filled when the config is read)
+        self.redactor = Redactor()
+        self.artifacts = ArtifactStore(self.options.artifact_dir or default_root(self.options.cwd), config_files(self.options))
+        artifacts.register(self.engine, self.artifacts, self.redactor.text)
         self.servers = _Servers()
-        ToolsApi(self.servers, self._traces.get, self.options.cwd).register(self.engine)
+        ToolsApi(self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text).register(self.engine)
         DiscoveryApi(self.servers).register(self.engine)
 
     # ---- life cycle ---------------------------------------------------------------------------
@@ -164,7 +189,8 @@ class Session:
         self.servers.done = loop.create_future()
         try:  # cheap (no MCP imports): lets the banner list the servers while the SDK loads
             opts = self.options
-            self.config = load_config(explicit=opts.config, cwd=opts.cwd, profile=opts.profile, only=opts.server)
+            self.config = await asyncio.to_thread(load_config, explicit=opts.config, cwd=opts.cwd, profile=opts.profile, only=opts.server)
+            self.redactor.add(self.config.secrets)
         except Exception:
             log.exception("could not read the MCP server configuration")
         self._loading = asyncio.ensure_future(self._load_servers())
@@ -176,7 +202,7 @@ class Session:
             events = module.ManagerEvents(
                 notice=lambda text: self.notice(text),
                 catalog_changed=lambda snapshot: self.engine.set_data("catalog", snapshot),
-                log_message=lambda server, level, text: self.notice(f"[{server}] {level}: {text}\n"),
+                log_message=self._server_log,
             )
             manager = module.ServerManager(events)
             self.servers.loaded = manager
@@ -187,6 +213,16 @@ class Session:
         finally:
             assert self.servers.done is not None
             self.servers.done.set_result(None)
+
+    def _connect_policy(self) -> ConnectPolicy:
+        config = self.config
+        if config is None or (config.source is None and not config.problems):
+            available = {DEMO_NAME: demo_spec()}
+            source = "a config file (none was found; the built-in demo runs)"
+        else:
+            available, source = dict(config.available), str(config.source)
+        rule = "any" if "any" in (self.options.allow_connect, config.allow_connect if config else "") else "configured"
+        return ConnectPolicy(rule, available, source)
 
     async def close(self) -> None:
         await self.engine.close()
@@ -210,7 +246,7 @@ class Session:
         if cell is None:
             self._count += 1
             cell = f"cell[{self._count}]"
-        out = output or Discard()
+        out: Output = _Masked(output, self.redactor) if output is not None else Discard()
         self._outputs[cell] = out
         self._outputs.move_to_end(cell)
         while len(self._outputs) > KEPT_OUTPUTS:
@@ -233,7 +269,37 @@ class Session:
             ticker.cancel()
             trace.finish()
             self._traces.pop(cell, None)
-        return Result(outcome.data, outcome.error, trace.records())
+            self._summarise_logs(cell, out)
+        return self._masked(Result(outcome.data, outcome.error, trace.records()))
+
+    def _masked(self, result: Result) -> Result:
+        redact = self.redactor
+        if not redact:
+            return result
+        error = result.error
+        if error is not None:
+            error.message = redact.text(error.message)
+            error.traceback = [redact.text(line) for line in error.traceback]
+            error.extra = {k: redact.text(v) for k, v in error.extra.items()}
+        return Result(redact.data(result.data), error, result.calls)
+
+    def _server_log(self, server: str, level: str, text: str) -> None:
+        """A server's log notification: shown on the running cell, up to LOG_LINES_SHOWN per server."""
+        cell = self.engine.current_cell
+        if cell is None:
+            log.info("%s", self.redactor.text(f"[{server}] {level}: {text}"))
+            return
+        count = self._log_lines.get((cell, server), 0) + 1
+        self._log_lines[(cell, server)] = count
+        if count <= LOG_LINES_SHOWN:
+            self.notice(f"[{server}] {level}: {text}\n")
+
+    def _summarise_logs(self, cell: str, out: Output) -> None:
+        for key in [k for k in self._log_lines if k[0] == cell]:
+            count = self._log_lines.pop(key)
+            if count > LOG_LINES_SHOWN:
+                server = key[1]
+                out.stream("stderr", f"[mcp2repl] … {count - LOG_LINES_SHOWN} more log lines from {server}: await api.serverLog({server!r})\n")
 
     def interrupt(self) -> None:
         """Stop the running cell (thread-safe; callable from a signal handler)."""
@@ -246,7 +312,7 @@ class Session:
         if out is not None:
             out.stream("stderr", text)
         else:
-            log.info("%s", text.rstrip())
+            log.info("%s", self.redactor.text(text.rstrip()))
 
     # ---- the engine's Sink: output of a cell goes to that cell's Output -------------------------------
 
@@ -255,7 +321,7 @@ class Session:
         if out is not None:
             out.stream(name, text)
         elif text.strip():
-            log.info("%s %s: %s", cell or "(no cell)", name, text.rstrip())
+            log.info("%s %s: %s", cell or "(no cell)", name, self.redactor.text(text.rstrip()))
 
     def display(self, cell: str, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
         out = self._outputs.get(cell)
@@ -284,6 +350,9 @@ class Session:
 
     def server_lines(self) -> list[str]:
         """The banner's server lines: every server with its state, then config problems."""
+        return [self.redactor.text(line) for line in self._server_lines()]
+
+    def _server_lines(self) -> list[str]:
         config = self.config
         problems, warnings = (config.problems, config.warnings) if config else ([], [])
         manager = self.servers.loaded

@@ -188,7 +188,8 @@ class SessionHarness(_Loop):
 
         if config is not None:
             (cwd / "mcp.json").write_text(json.dumps(config))
-        opts = SessionOptions(cwd=cwd, config=None, profile=None, server=None, artifact_dir=cwd / "artifacts", **options)
+        options.setdefault("artifact_dir", cwd / "artifacts")
+        opts = SessionOptions(cwd=cwd, config=None, profile=None, server=None, allow_connect="configured", **options)
         self.session = Session(opts)
         self.call(self.session.start())
 

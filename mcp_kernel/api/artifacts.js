@@ -16,7 +16,7 @@
    * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string}>}
    */
   api.saveArtifact = async function saveArtifact(name, value, options = {}) {
-    return ns.saveArtifact(name, value, options);
+    return await ns.saveArtifact(name, value, options);
   };
 
   /**
@@ -24,7 +24,7 @@
    * @param {string|{name: string}} handleOrName
    */
   api.readArtifact = async function readArtifact(handleOrName) {
-    return ns.readArtifact(handleOrName && typeof handleOrName === "object" ? handleOrName.name : handleOrName);
+    return await ns.readArtifact(handleOrName && typeof handleOrName === "object" ? handleOrName.name : handleOrName);
   };
 
   /** Every artifact of this notebook's folder, newest first. */

@@ -52,9 +52,14 @@ def _rows(rows: list[tuple[str, str, str]], start: int, cursor: int) -> Completi
     )
 
 
+#: Only this much text before the cursor is searched: the patterns below are bounded by it, so a
+#: 100,000-character line cannot make completion slow.
+WINDOW = 2000
+
+
 def complete(code: str, cursor: int, catalog: Catalog, observed: dict[tuple[str, str], str] | None = None) -> Completion | None:
     """Tool-aware completion at ``cursor`` (code points), or None to let the engine answer."""
-    before = code[:cursor]
+    before = code[max(0, cursor - WINDOW) : cursor]
     by_safe = {safe: server for server, safe in catalog.server_safe.items()}
 
     m = re.search(r"""mcp\.tools\[\s*(["'])([^"'\]]*)$""", before)
@@ -147,13 +152,15 @@ def _entry_for(callee: str, catalog: Catalog) -> ToolEntry | None:
 
 def inspect(code: str, cursor: int, catalog: Catalog, observed: dict[tuple[str, str], str] | None = None) -> dict[str, str] | None:
     """The generated TypeScript doc of the tool at (or called around) the cursor."""
-    right = re.match(r"[\w$]*", code[cursor:])
+    right = re.match(r"[\w$]*", code[cursor : cursor + WINDOW])
     end = cursor + (len(right.group(0)) if right else 0)
-    before = code[:end]
-    m = re.search(rf"((?:mcp|tools)(?:\.{_IDENT})+)$", before) or re.search(rf"((?:mcp|tools)(?:\.{_IDENT})+)\s*\([^()]*$", code[:cursor])
+    before = code[max(0, end - WINDOW) : end]
+    m = re.search(rf"((?:mcp|tools)(?:\.{_IDENT})+)$", before) or re.search(
+        rf"((?:mcp|tools)(?:\.{_IDENT})+)\s*\([^()]*$", code[max(0, cursor - WINDOW) : cursor]
+    )
     entry = _entry_for(m.group(1), catalog) if m else None
     if entry is None:
-        entry, _ = _call_object(code[:cursor], catalog)
+        entry, _ = _call_object(code[max(0, cursor - WINDOW) : cursor], catalog)
     if entry is None:
         return None
     doc = tool_doc(entry.call_path, _tool_dict(entry), observed=(observed or {}).get((entry.server, entry.name)))

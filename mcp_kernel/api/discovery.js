@@ -3,6 +3,7 @@
 // (mcp_kernel/servers/discovery.py, typescript.py) over the live catalog.
 (function installDiscoveryApi() {
   "use strict";
+  const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
   const api = ns.api;
 
@@ -14,7 +15,7 @@
    * @returns {Promise<{query: string, total: number, hasMore: boolean, nextOffset: number|null,
    *   results: {name: string, server: string, call: string, summary: string, score: number}[], note?: string}>}
    */
-  api.searchTools = (query = "", options = {}) => ns.call("api.searchTools", { query: String(query), options });
+  api.searchTools = (query = "", options = {}) => ns.call("api.searchTools", { query: $.String(query), options });
 
   /**
    * TypeScript-like async function docs of the best matching tools, with a runnable example each.
@@ -22,14 +23,14 @@
    * @param {{limit?: number}} [options]
    * @returns {Promise<string[]>}
    */
-  api.library = (query = "", options = {}) => ns.call("api.library", { query: String(query), options });
+  api.library = (query = "", options = {}) => ns.call("api.library", { query: $.String(query), options });
 
   /**
    * One tool's full definition: schema, annotations, signature, example call and the shape of
    * results seen so far (`observedOutput`). `describeTool("server.tool")`, `describeTool(name)`
    * or `describeTool(server, tool)`.
    */
-  api.describeTool = (a, b) => ns.call("api.describeTool", b === undefined ? { tool: String(a) } : { server: String(a), tool: String(b) });
+  api.describeTool = (a, b) => ns.call("api.describeTool", b === undefined ? { tool: $.String(a) } : { server: $.String(a), tool: $.String(b) });
 
   /**
    * A compact index of every tool: name, server, call path, description, signature.
@@ -42,5 +43,5 @@
    * @param {string} [query]
    * @param {{limit?: number}} [options]
    */
-  api.guide = (query = "", options = {}) => ns.call("api.guide", { query: String(query), options });
+  api.guide = (query = "", options = {}) => ns.call("api.guide", { query: $.String(query), options });
 })();

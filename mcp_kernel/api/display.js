@@ -3,6 +3,7 @@
 // decides how a value looks (MCP images and audio render natively, records get a table).
 (function installDisplayApi() {
   "use strict";
+  const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
   const api = ns.api;
 
@@ -28,25 +29,25 @@
    */
   api.display = function display(value, opts = {}) {
     if (opts.update && !opts.display_id) throw new TypeError("api.display(value, {update: true}) needs the display_id of the display to update");
-    const id = opts.display_id ? String(opts.display_id) : `mcp2repl-display-${nextId++}`;
+    const id = opts.display_id ? $.String(opts.display_id) : `mcp2repl-display-${nextId++}`;
     ns.display(dataOf(value, opts), opts.metadata || {}, id, !!opts.update);
     const handle = {
       display_id: id,
       update: (next, more = {}) => { ns.display(dataOf(next, more), more.metadata || {}, id, true); },
     };
     // as a cell's last value the handle would show itself again: it shows nothing
-    return Object.defineProperty(handle, Symbol.for("Jupyter.display"), { value: () => null, enumerable: false });
+    return $.defineProperty(handle, $.symbolFor("Jupyter.display"), { value: () => null, enumerable: false });
   };
 
   /** Clear this cell's output; `{wait: true}` clears only when new output arrives (no flicker). */
   api.clearOutput = function clearOutput(opts = {}) { ns.clearOutput(!!opts.wait); };
 
   /** Display HTML. */
-  api.html = (html, opts = {}) => api.display(String(html), { ...opts, mime: "text/html" });
+  api.html = (html, opts = {}) => api.display($.String(html), { ...opts, mime: "text/html" });
   /** Display Markdown. */
-  api.markdown = (md, opts = {}) => api.display(String(md), { ...opts, mime: "text/markdown" });
+  api.markdown = (md, opts = {}) => api.display($.String(md), { ...opts, mime: "text/markdown" });
   /** Display an SVG image from its source text. */
-  api.svg = (svg, opts = {}) => api.display(String(svg), { ...opts, mime: "image/svg+xml" });
+  api.svg = (svg, opts = {}) => api.display($.String(svg), { ...opts, mime: "image/svg+xml" });
   /** Display a value in JupyterLab's JSON viewer. */
   api.json = (value, opts = {}) => api.display(value, { ...opts, mime: "application/json" });
   /** Display PNG bytes (Uint8Array, ArrayBuffer or base64 text). */

@@ -5,9 +5,10 @@
 // anyway, and Python waits for the server before resolving them.
 (function installMcpApi() {
   "use strict";
+  const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
   const api = ns.api;
-  const define = (obj, name, value) => Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
+  const define = (obj, name, value) => $.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
 
   /** A tool returned an error result, or its server failed. */
   class ToolError extends Error {
@@ -25,9 +26,9 @@
   // ---- results ----------------------------------------------------------------------------
 
   function parseText(text) {
-    const t = text.trim();
+    const t = $.trim(text);
     if (/^[[{"]/.test(t) || /^(-?\d|true$|false$|null$)/.test(t)) {
-      try { return JSON.parse(t); } catch (_) { /* not JSON after all */ }
+      try { return $.parse(t); } catch (_) { /* not JSON after all */ }
     }
     return text;
   }
@@ -46,21 +47,21 @@
    */
   function unwrap(value) {
     if (typeof value === "string") return parseText(value);
-    if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+    if (!value || typeof value !== "object" || $.isArray(value)) return value;
     if (value.structuredContent !== undefined) return value.structuredContent;
-    if (Array.isArray(value.content)) {
+    if ($.isArray(value.content)) {
       if (value.content.length === 0) return null;
       if (value.content.length === 1) return contentItem(value.content[0]);
-      return value.content.map(contentItem);
+      return $.map(value.content, contentItem);
     }
     return value;
   }
   api.unwrap = unwrap;
 
   function toolError(result, where) {
-    const texts = (result.content || []).filter((c) => c.type === "text").map((c) => c.text);
+    const texts = $.map($.filter((result.content || []), (c) => c.type === "text"), (c) => c.text);
     // The Python SDK prefixes every tool error with this; the server and tool are named anyway.
-    const text = texts.join("\n").replace(/^Error executing tool [^:]+: /, "");
+    const text = $.replace($.join(texts, "\n"), /^Error executing tool [^:]+: /, "");
     const message = `${where.server}.${where.tool}: ${text || "the tool reported an error"}`;
     const data = result.structuredContent;
     return new ToolError(message, { server: where.server, tool: where.tool, code: "tool_error", data });
@@ -88,7 +89,7 @@
 
   async function invoke(target, label, args, options) {
     if (args === undefined) args = {};
-    if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    if (args === null || typeof args !== "object" || $.isArray(args)) {
       throw new TypeError(`${label} expects one argument object, like ${label}({ key: value }); got ${ns.inspect(args, { depth: 0 })}`);
     }
     const opts = options || {};
@@ -103,13 +104,13 @@
   }
 
   let catalog = { servers: [], tools: [] };
-  const IGNORED = new Set(["then", "toJSON", "constructor", "inspect", "valueOf", "toString", "asymmetricMatch", "nodeType"]);
+  const IGNORED = new $.Set(["then", "toJSON", "constructor", "inspect", "valueOf", "toString", "asymmetricMatch", "nodeType"]);
 
   /** A target object whose unknown string keys become late-bound functions. */
   function lateBound(target, make) {
     return new Proxy(target, {
       get(obj, prop, receiver) {
-        if (typeof prop === "symbol" || prop in obj || IGNORED.has(prop)) return Reflect.get(obj, prop, receiver);
+        if (typeof prop === "symbol" || prop in obj || $.has(IGNORED, prop)) return $.reflectGet(obj, prop, receiver);
         return make(prop);
       },
     });
@@ -125,7 +126,7 @@
   function serverNamespace(server) {
     const base = {};
     const qualified = server.name;
-    for (const t of catalog.tools.filter((t) => t.server === qualified)) {
+    for (const t of $.filter(catalog.tools, (t) => t.server === qualified)) {
       base[t.toolSafe] = toolFunction({ server: t.server, tool: t.name }, `mcp.${server.safe}.${t.toolSafe}`, t.description);
     }
     const request = (method, ...args) => ns.call("mcp.request", { server: qualified, method, args });
@@ -136,9 +137,9 @@
       templates: async () => (await request("list_resource_templates")).resourceTemplates,
       /** A resource's contents: text (parsed when JSON), a blob item, or a list when several. */
       read: async (uri) => {
-        const contents = (await request("read_resource", String(uri))).contents || [];
+        const contents = (await request("read_resource", $.String(uri))).contents || [];
         const one = (c) => (typeof c.text === "string" ? parseText(c.text) : c);
-        return contents.length === 1 ? one(contents[0]) : contents.map(one);
+        return contents.length === 1 ? one(contents[0]) : $.map(contents, one);
       },
     });
     define(base, "prompts", {
@@ -146,7 +147,7 @@
       list: async () => (await request("list_prompts")).prompts,
       /** A rendered prompt: `{description, messages}`. */
       get: async (name, args) => {
-        const r = await request("get_prompt", String(name), args || {});
+        const r = await request("get_prompt", $.String(name), args || {});
         return { description: r.description, messages: r.messages };
       },
     });
@@ -161,7 +162,7 @@
     catalog = next;
     const m = {};
     for (const s of catalog.servers) m[s.safe] = serverNamespace(s);
-    define(m, "call", (name, args, options) => invoke({ name: String(name) }, `mcp.call("${name}")`, args, options));
+    define(m, "call", (name, args, options) => invoke({ name: $.String(name) }, `mcp.call("${name}")`, args, options));
     const byName = {};
     for (const t of catalog.tools) {
       byName[t.qualified] = toolFunction({ server: t.server, tool: t.name }, `mcp.tools["${t.qualified}"]`, t.description);
@@ -175,9 +176,9 @@
     }
     define(t, "call", async (name, args, options) => {
       try {
-        return { ok: true, data: await invoke({ name: String(name) }, `tools.call("${name}")`, args, options) };
+        return { ok: true, data: await invoke({ name: $.String(name) }, `tools.call("${name}")`, args, options) };
       } catch (e) {
-        return { ok: false, error: { code: e.code || e.name || "Error", message: String(e.message) } };
+        return { ok: false, error: { code: e.code || e.name || "Error", message: $.String(e.message) } };
       }
     });
     mcpTarget = m;
@@ -189,11 +190,11 @@
     return new Proxy({}, {
       get(_, prop) {
         const target = getTarget();
-        if (typeof prop === "symbol" || prop in target || IGNORED.has(prop)) return Reflect.get(target, prop);
+        if (typeof prop === "symbol" || prop in target || $.has(IGNORED, prop)) return $.reflectGet(target, prop);
         return make(prop);
       },
       has: (_, prop) => prop in getTarget(),
-      ownKeys: () => Reflect.ownKeys(getTarget()),
+      ownKeys: () => $.ownKeys(getTarget()),
       getOwnPropertyDescriptor: (_, prop) => {
         const d = Reflect.getOwnPropertyDescriptor(getTarget(), prop);
         if (d) d.configurable = true;
@@ -212,15 +213,15 @@
   // ---- api: servers ------------------------------------------------------------------------
 
   /** Call a tool by exact server and tool name. */
-  api.callTool = (server, tool, args, options) => invoke({ server: String(server), tool: String(tool) }, `api.callTool("${server}", "${tool}")`, args, options);
+  api.callTool = (server, tool, args, options) => invoke({ server: $.String(server), tool: $.String(tool) }, `api.callTool("${server}", "${tool}")`, args, options);
   /** Each server: name, transport, state, tool count, config source, last error. `{wait: true}` waits for starting servers. */
   api.servers = (options) => ns.call("api.servers", options || {});
   /** Connect a server from a cell (same spec shape as a config entry); its tools are usable at once. */
-  api.connect = (name, spec) => ns.call("api.connect", { name: String(name), spec });
+  api.connect = (name, spec) => ns.call("api.connect", { name: $.String(name), spec });
   /** Close a server's connection and stop its process. */
-  api.disconnect = (name) => ns.call("api.disconnect", { name: String(name) });
+  api.disconnect = (name) => ns.call("api.disconnect", { name: $.String(name) });
   /** The last lines a server wrote to stderr (never mixed into cell output). */
-  api.serverLog = (name, options) => ns.call("api.serverLog", { name: String(name), lines: (options || {}).lines });
+  api.serverLog = (name, options) => ns.call("api.serverLog", { name: $.String(name), lines: (options || {}).lines });
   /** The tool calls made by this cell so far: server, tool, ok, duration. */
   api.calls = () => ns.call("api.calls", {});
 })();

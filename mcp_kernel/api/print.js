@@ -2,6 +2,7 @@
 // stays in the kernel. Shaping and views are the display layer's (display/js/fit.js, view.js).
 (function installPrint() {
   "use strict";
+  const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
   const api = ns.api;
 
@@ -23,7 +24,7 @@
     return ns.project(value, projection);
   };
 
-  const hidden = (obj) => Object.defineProperty(obj, Symbol.for("Jupyter.display"), { value: () => null, enumerable: false });
+  const hidden = (obj) => $.defineProperty(obj, $.symbolFor("Jupyter.display"), { value: () => null, enumerable: false });
 
   /**
    * Show a compact view of a value and return the envelope an agent reads. Never changes the
@@ -42,11 +43,9 @@
 
   /** Show a value now, before the cell's result (same view as api.print); returns nothing. */
   const emit = (value, options = {}) => {
-    const p = api.print(value, options).then(() => undefined);
-    ns.holds.add(p);
-    p.finally(() => ns.holds.delete(p));
+    ns.hold(api.print(value, options));
     return undefined;
   };
   api.emit = emit;
-  Object.defineProperty(globalThis, "emit", { value: emit, writable: true, configurable: true, enumerable: false });
+  $.defineProperty(globalThis, "emit", { value: emit, writable: true, configurable: true, enumerable: false });
 })();

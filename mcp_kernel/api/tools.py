@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,13 +22,27 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..display.calltrace import CellTrace
 from ..engine import BridgeError, CallContext, Engine, JsonText
 from ..servers.catalog import ToolLookupError
-from ..servers.spec import parse_spec
+from ..servers.spec import ServerSpec, parse_spec
 
 if TYPE_CHECKING:
     from ..servers.connection import ServerConnection
     from ..servers.manager import ServerManager
 
 Traces = Callable[[str], CellTrace | None]
+
+
+@dataclass
+class ConnectPolicy:
+    """Which servers a cell may start: only those a config file defines (``configured``), or any (``any``).
+
+    The rule is the session's (a kernel option, an environment variable or the config file), never
+    a cell's: ``any`` lets cells start programs and reach URLs of their choosing, which gives up
+    the sandbox. Specs written in a cell are then taken literally (no environment, no files).
+    """
+
+    rule: str
+    available: dict[str, ServerSpec]
+    source: str
 
 
 class Servers(Protocol):
@@ -53,10 +68,14 @@ def _sdk() -> tuple[type[Exception], type[Exception], int, frozenset[str]]:
 class ToolsApi:
     """Handlers for calls, resources and prompts, and server management from cells."""
 
-    def __init__(self, servers: Servers, traces: Traces, base_dir: Path) -> None:
+    def __init__(
+        self, servers: Servers, traces: Traces, base_dir: Path, policy: Callable[[], ConnectPolicy], redact: Callable[[str], str]
+    ) -> None:
         self.servers = servers
         self.traces = traces
         self.base_dir = base_dir
+        self.policy = policy
+        self.redact = redact  # configured secrets never reach JS in messages, states or logs
 
     def register(self, engine: Engine) -> None:
         handlers = {
@@ -69,8 +88,19 @@ class ToolsApi:
             "api.calls": self.calls,
         }
         for name, handler in handlers.items():
-            engine.register(name, handler)
+            engine.register(name, self._masking(handler))
         engine.register_note("mcp.observed", self.observed)
+
+    def _masking(self, handler: Any) -> Any:
+        """Errors of a handler reach JS with configured secrets masked (a 401 naming a URL with a token…)."""
+
+        async def run(params: Any, ctx: CallContext) -> Any:
+            try:
+                return await handler(params, ctx)
+            except BridgeError as exc:
+                raise BridgeError(exc.name, self.redact(exc.message), **{k: self.redact(v) for k, v in exc.extra.items()}) from None
+
+        return run
 
     # ---- tool calls ---------------------------------------------------------------------------
 
@@ -169,7 +199,7 @@ class ToolsApi:
                 "source": manager.source if c.name in manager.configured else "api.connect",
                 "description": c.spec.description,
                 "server": c.server_info.name if c.server_info else None,
-                "lastError": c.last_error,
+                "lastError": self.redact(c.last_error) if c.last_error else None,
             }
             for c in manager.connections.values()
         ]
@@ -177,7 +207,7 @@ class ToolsApi:
     async def connect(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()
         name = params["name"]
-        spec = parse_spec(name, params.get("spec"), base_dir=self.base_dir)
+        spec = self._spec_for(name, params.get("spec"))
         if spec.error:
             raise BridgeError("TypeError", f'api.connect("{name}"): {spec.error}')
         try:
@@ -185,6 +215,23 @@ class ToolsApi:
         except _sdk()[1] as exc:
             raise BridgeError("Error", f'api.connect("{name}"): {exc}') from None
         return {"name": name, "state": conn.state, "tools": [t.name for t in manager.exposed(conn)]}
+
+    def _spec_for(self, name: str, raw: Any) -> ServerSpec:
+        policy = self.policy()
+        if raw is not None and policy.rule == "any":
+            return parse_spec(name, raw, base_dir=self.base_dir, substitute=False)
+        defined = ", ".join(policy.available) or "none"
+        if raw is not None:
+            raise BridgeError(
+                "PermissionError",
+                f'api.connect("{name}", spec): cells may only (re)connect servers that the config defines ({defined}), '
+                f'as api.connect("NAME"). To add "{name}", define it in {policy.source}; to let cells start any server, '
+                'set "allow_connect": "any" in the config or MCP2REPL_ALLOW_CONNECT=any, which gives up the sandbox.',
+            )
+        spec = policy.available.get(name)
+        if spec is None:
+            raise BridgeError("TypeError", f'api.connect("{name}"): the config ({policy.source}) defines no server "{name}"; it defines: {defined}')
+        return spec
 
     async def disconnect(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()
@@ -194,7 +241,7 @@ class ToolsApi:
 
     async def server_log(self, params: dict[str, Any], ctx: CallContext) -> Any:
         conn = _server_named(await self.servers.get(), params["name"])
-        return conn.log_tail(int(params.get("lines") or 50))
+        return self.redact(conn.log_tail(int(params.get("lines") or 50)))
 
     async def calls(self, params: Any, ctx: CallContext) -> Any:
         trace = self.traces(ctx.cell)

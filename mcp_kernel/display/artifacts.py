@@ -21,7 +21,7 @@ import json
 import os
 import tempfile
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -121,8 +121,10 @@ def _check_segment(name: str, seg: str) -> None:
 class ArtifactStore:
     """A folder of artifacts. Nothing touches the disk until the first save."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, reserved: frozenset[Path] = frozenset()) -> None:
         self.root = (root if root is not None else default_root()).expanduser().absolute()
+        #: files a save must never replace (config files the kernel reads at start-up)
+        self.reserved = frozenset(p.resolve() for p in reserved)
 
     def save(self, name: str, data: str | bytes, format: str) -> Handle:
         """Write ``data`` (already serialized by the caller) atomically and return its handle.
@@ -191,6 +193,8 @@ class ArtifactStore:
         path = (root / name).resolve()
         if path == root or not path.is_relative_to(root):
             raise ArtifactError(f"artifact name {name!r} resolves outside the artifact folder (through a symlink)")
+        if path in self.reserved:
+            raise ArtifactError(f"artifact name {name!r} would replace the config file {path}; choose another name")
         return path
 
     def _find(self, name: str) -> tuple[str, Path]:
@@ -294,14 +298,16 @@ def handle_json(handle: Handle) -> dict[str, Any]:
     return data
 
 
-def register(engine: Engine, store: ArtifactStore) -> None:
-    """Serve ``artifacts.save``, ``artifacts.read`` and ``artifacts.list`` for JS."""
+def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str] = lambda text: text) -> None:
+    """Serve ``artifacts.save``, ``artifacts.read`` and ``artifacts.list`` for JS; ``redact`` masks secrets in text saved."""
 
     async def save(params: dict[str, Any], ctx: CallContext) -> Any:
         fmt = params.get("format", "json")
         data: str | bytes = params["data"]
         if fmt == "bytes":
             data = base64.b64decode(params["data"])
+        else:
+            data = redact(data)
         try:
             name = params.get("name") or store.unique_name(f"result-{_cell_stem(ctx.cell)}", fmt)
             # in a thread: a 50 MB artifact must not stall the kernel's loop, and an interrupt

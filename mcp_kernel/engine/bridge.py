@@ -70,12 +70,19 @@ def _item(*parts: Any) -> str:
 class Bridge:
     """Outbox dispatch, request serving, timers and the inbound pump for one engine."""
 
-    def __init__(self, sink: Sink, on_done: Callable[[dict[str, Any]], None], on_uncaught: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(
+        self,
+        sink: Sink,
+        on_done: Callable[[dict[str, Any]], None],
+        on_uncaught: Callable[[dict[str, Any]], None],
+        on_broken: Callable[[str, str], None],
+    ) -> None:
         self.sink = sink
         self.handlers: dict[str, Handler] = {}
         self.notes: dict[str, Note] = {}
         self._on_done = on_done
         self._on_uncaught = on_uncaught
+        self._on_broken = on_broken  # (cell, what happened): a message could not be handled
         self.v8: V8 | None = None
         self._timers: dict[int, asyncio.TimerHandle] = {}
         self._requests: dict[int, asyncio.Task[None]] = {}
@@ -95,9 +102,22 @@ class Bridge:
         if v8 is None or v8.closed:
             return
         text = await v8.eval("__mcp2repl.drain()")
-        if text:
-            for msg in json.loads(text):
+        if not text:
+            return
+        try:
+            messages = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            # JS bounds what it sends; if a batch still cannot be read, its cell must hear of it
+            self._on_broken("", f"mcp2repl could not read what the JavaScript side sent ({type(exc).__name__}: {exc})")
+            return
+        for msg in messages:
+            try:
                 self._dispatch(msg)
+            except Exception as exc:
+                log.exception("could not handle %r", msg.get("t") if isinstance(msg, dict) else msg)
+                cell = msg.get("cell", "") if isinstance(msg, dict) else ""
+                kind = msg.get("t") if isinstance(msg, dict) else "?"
+                self._on_broken(cell, f'mcp2repl could not handle a "{kind}" message ({type(exc).__name__}: {exc})')
 
     def _dispatch(self, msg: dict[str, Any]) -> None:
         kind = msg["t"]

@@ -23,6 +23,7 @@ JSTerminated = terminated_exception()
 
 #: The engine's own JS, evaluated in this order into every fresh context, before other scripts.
 RUNTIME_FILES = (
+    "intrinsics.js",
     "inspect.js",
     "table.js",
     "web.js",
@@ -66,7 +67,8 @@ class V8:
         racer.set_hard_memory_limit(self.heap_limit)
         for name, source in [*runtime_scripts(), *scripts]:
             await racer.eval_cancelable(f"{source}\n//# sourceURL=mcp2repl/{name}")
-        flag = await racer.eval_cancelable("__mcp2repl.flagBuffer")
+        # every script has added its part: from now on the runtime's namespace cannot change
+        flag = await racer.eval_cancelable("Object.freeze(__mcp2repl).flagBuffer")
         assert isinstance(flag, memoryview)
         self.flag = flag
         receive = await racer.eval_cancelable("__mcp2repl.receive")
@@ -97,28 +99,42 @@ class V8:
         assert self._receive is not None
         return await self._track(self._receive.call(batch), False)
 
-    def settle_after_oom(self) -> None:
-        """The memory limit stops JS with V8's TerminateExecution; when it fires while no JS runs it
-        stays pending and would stop the next eval, which belongs to someone else. Consume it first."""
+    def settle_after_oom(self, forget: str | None = None) -> None:
+        """Make V8 usable again after an out-of-memory stop, before anything else runs in it.
+
+        The heap is still full, and mini-racer stops any JS that allocates while it is over the limit,
+        so the limit is raised for a moment: a termination still pending from the stop (it fires when
+        the limit is reached while no JS runs) is consumed, ``forget`` (a ``receive`` batch that drops
+        the stopped cell's globals) runs, a full GC gives the memory back, and the limit is restored.
+        """
         if self._settling is None or self._settling.done():
-            self._settling = asyncio.ensure_future(self._consume_termination())
+            self._settling = asyncio.ensure_future(self._recover_memory(forget))
 
     async def settled(self) -> None:
         if self._settling is not None and not self._settling.done() and asyncio.current_task() is not self._settling:
             await asyncio.shield(self._settling)
 
-    async def _consume_termination(self) -> None:
+    async def _recover_memory(self, forget: str | None) -> None:
         racer = self._racer
-        for _ in range(3):
-            if racer is None:
-                return
-            try:
-                await racer.eval_cancelable("0")
-                return
-            except JSTerminated:
-                continue
-            except Exception:  # noqa: BLE001 - e.g. closed meanwhile
-                return
+        if racer is None:
+            return
+        racer.set_hard_memory_limit(self.heap_limit * 2)
+        try:
+            for _ in range(3):
+                try:
+                    await racer.eval_cancelable("0")
+                    break
+                except JSTerminated:
+                    continue
+            if forget is not None and self._receive is not None:
+                await self._receive.call(forget)
+            # a full GC, in a thread: mini-racer's call waits for the isolate to be idle
+            await asyncio.to_thread(racer.low_memory_notification)
+        except Exception:  # noqa: BLE001 - e.g. closed meanwhile; the limit is restored below
+            pass
+        finally:
+            if self._racer is racer:
+                racer.set_hard_memory_limit(self.heap_limit)
 
     async def _track(self, call: Any, raw: bool) -> Any:
         self.inflight += 1
@@ -152,7 +168,7 @@ class V8:
         return self._racer is not None and self._racer.was_hard_memory_limit_reached()
 
     def reset_memory_limit(self) -> None:
-        """After an out-of-memory stop: the same limit again, which also clears the "reached" flag."""
+        """After an out-of-memory stop: clear the "reached" flag (setting a limit does)."""
         racer = self._racer
         if racer is not None:
             racer.set_hard_memory_limit(self.heap_limit)

@@ -51,6 +51,7 @@ class _Execution:
     cell: str
     future: asyncio.Future[CellOutcome]
     starter: asyncio.Future[None] | None = None
+    declared: list[str] = field(default_factory=list)  # the cell's top-level names
 
 
 @dataclass
@@ -68,7 +69,7 @@ class Engine:
         self.sink = sink
         self.heap_limit = heap_limit_mb * 1024 * 1024
         self.interrupt_grace = interrupt_grace
-        self.bridge = Bridge(sink, self._finish, self._uncaught)
+        self.bridge = Bridge(sink, self._finish, self._uncaught, self._broken)
         self.maps: dict[str, SourceMap] = {}
         self.declared: set[str] = set()
         self.global_names: set[str] = set()
@@ -168,7 +169,7 @@ class Engine:
         self.maps[cell] = rewritten.source_map
         self.declared.update(rewritten.declared)
         loop = asyncio.get_running_loop()
-        execution = _Execution(cell=cell, future=loop.create_future())
+        execution = _Execution(cell=cell, future=loop.create_future(), declared=rewritten.declared)
         self._current = execution
         # A timer, not wait_for: a cell spinning after an await blocks even the drain below.
         deadline = loop.call_later(time_limit, self.interrupt, True) if time_limit else None
@@ -246,6 +247,14 @@ class Engine:
         else:
             current.future.set_result(CellOutcome(error=errors.from_js(msg["error"], self.maps)))
 
+    def _broken(self, cell: str, message: str) -> None:
+        """Something JS posted could not be handled: the running cell (or the message's) fails with why."""
+        current = self._current
+        if current is not None and not current.future.done() and cell in ("", current.cell):
+            current.future.set_result(CellOutcome(error=JSError("InternalError", message, [f"InternalError: {message}"])))
+        else:
+            self.sink.stream(cell, "stderr", f"[mcp2repl] {message}\n")
+
     def _uncaught(self, msg: dict[str, Any]) -> None:
         err = errors.from_js(msg["error"], self.maps)
         if err.name not in STOPPED:  # the interrupted cell already reports it
@@ -320,13 +329,19 @@ class Engine:
 
     def _out_of_memory(self) -> None:
         v8 = self._v8
+        current = self._current
+        running = current is not None and not current.future.done()
+        names = sorted(set(current.declared)) if running and current is not None else []
         if v8 is not None:
             v8.reset_memory_limit()
-            v8.settle_after_oom()
-        current = self._current
+            forget = json.dumps({"cell": current.cell, "items": [["forget", names]]}) if names and current is not None else None
+            v8.settle_after_oom(forget)
         mb = self.heap_limit // (1024 * 1024)
         msg = f"JavaScript heap out of memory: the cell needed more than the {mb} MB heap limit and was stopped"
-        if current is not None and not current.future.done():
+        if running and current is not None:
+            if names:
+                msg += f". Its top-level names ({', '.join(names)}) were set to undefined to free the memory"
+            msg += "; if memory stays short, set large globals to null (or restart the kernel)"
             current.future.set_result(CellOutcome(error=JSError("RangeError", msg, [f"RangeError: {msg}"])))
         else:
             self.sink.stream(current.cell if current else "", "stderr", f"[mcp2repl] {msg}\n")

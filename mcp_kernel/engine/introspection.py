@@ -24,10 +24,41 @@ KEYWORDS = (
     "super switch this throw true try typeof undefined var void while with yield"
 ).split()
 
-_IDENT = r"[A-Za-z_$][\w$]*"
-# `a.b?.c` chain ending at the cursor, with the partial last name
-_CHAIN = re.compile(rf"((?:{_IDENT}\s*\??\.\s*)*)({_IDENT})?$")
-_SPLIT = re.compile(r"\s*\??\.\s*")
+def _ident_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_$"
+
+
+def _ident_before(text: str, end: int) -> int:
+    """Start of the identifier ending at ``end`` (== ``end`` when there is none): one backward scan."""
+    start = end
+    while start > 0 and _ident_char(text[start - 1]):
+        start -= 1
+    while start < end and not (text[start].isascii() and (text[start].isalpha() or text[start] in "_$")):
+        start += 1  # an identifier starts with an ASCII letter, _ or $
+    return start
+
+
+def _chain_ending(text: str, end: int) -> tuple[list[str], int]:
+    """The dotted names (``a.b?.c.``) ending at ``end``, and where the chain starts: linear time,
+    so a 100,000-character ``a.a.a…`` line answers at once (a regex here backtracked for minutes)."""
+    parts: list[str] = []
+    pos = end
+    while True:
+        k = pos
+        while k > 0 and text[k - 1] in " \t\r\n":
+            k -= 1
+        if k == 0 or text[k - 1] != ".":
+            return parts[::-1], pos
+        k -= 1
+        if k > 0 and text[k - 1] == "?":
+            k -= 1
+        while k > 0 and text[k - 1] in " \t\r\n":
+            k -= 1
+        start = _ident_before(text, k)
+        if start == k:
+            return parts[::-1], pos
+        parts.append(text[start:k])
+        pos = start
 
 
 @dataclass
@@ -40,22 +71,19 @@ class Completion:
 
 def _chain_before(code: str, cursor: int) -> tuple[list[str], str, int] | None:
     before = code[:cursor]
-    m = _CHAIN.search(before)
-    if m is None:
-        return None
-    prefix = m.group(2) or ""
-    chain = m.group(1)
-    start = cursor - len(prefix)
+    start = _ident_before(before, cursor)
+    prefix = before[start:cursor]
+    path, chain_start = _chain_ending(before, start)
     # do not complete right after a number ("1." is a decimal point) or inside a string/comment
-    head = before[: m.start()]
-    if head.endswith((".",)) or re.search(r"\d$", head):
+    head = before[:chain_start]
+    if head.endswith(".") or head[-1:].isdigit():
         return None
     if head.count("'") % 2 or head.count('"') % 2 or head.count("`") % 2:
         return None
-    line = before[before.rfind("\n") + 1 :]
-    if "//" in line and line.index("//") < len(line) - len(m.group(0)):
+    line_start = before.rfind("\n") + 1
+    comment = before.find("//", line_start)
+    if comment != -1 and comment < chain_start:
         return None
-    path = [p for p in _SPLIT.split(chain) if p] if chain else []
     return path, prefix, start
 
 
@@ -85,8 +113,18 @@ def _name_at(code: str, cursor: int) -> list[str] | None:
     if found is not None and found[1]:
         return [*found[0], found[1]]
     # not on a name: inside a call's parentheses, inspect the callee, like Shift-Tab in IPython
-    m = re.search(rf"((?:{_IDENT}\s*\??\.\s*)*{_IDENT})\s*\([^()]*$", code[:cursor])
-    return [p for p in _SPLIT.split(m.group(1)) if p] if m else None
+    before = code[:cursor]
+    paren = max(before.rfind("("), before.rfind(")"))
+    if paren == -1 or before[paren] != "(":
+        return None
+    end = paren
+    while end > 0 and before[end - 1] in " \t\r\n":
+        end -= 1
+    start = _ident_before(before, end)
+    if start == end:
+        return None
+    path, _ = _chain_ending(before, start)
+    return [*path, before[start:end]]
 
 
 async def inspect(engine: Engine, code: str, cursor: int) -> dict[str, str] | None:

@@ -28,6 +28,10 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 #: Statement injected at loop back-edges and function entries. ``__mk$f`` is a script-level
 #: ``const`` Uint8Array over a SharedArrayBuffer (see bridge.js); ``__mk$i`` throws.
 CHECK = "__mk$f[0]&&__mk$i();"
+#: The same check around an arrow's expression body (``() => x`` becomes ``() => (check, x)``), so
+#: that ``const f = () => queueMicrotask(f)`` can be stopped too; the comment marks the closing paren.
+CHECK_OPEN = "(__mk$f[0]&&__mk$i(),"
+CHECK_CLOSE = "/*__mk$*/)"
 
 _LOOPS = ("for_statement", "for_in_statement", "while_statement", "do_statement")
 _FUNCTIONS = (
@@ -332,8 +336,12 @@ def _inject_checks(root: Node, edits: _Edits) -> None:
             edits.insert(body.end_byte, "}", order=-2)
     for node in captures.get("fn", []):
         body = node.child_by_field_name("body")
-        if body is None or body.type != "statement_block":
-            continue  # expression-bodied arrows cannot spin by themselves
+        if body is None:
+            continue
+        if body.type != "statement_block":  # an arrow's expression body
+            edits.insert(body.start_byte, CHECK_OPEN, order=3)
+            edits.insert(body.end_byte, CHECK_CLOSE, order=-2)
+            continue
         at = body.start_byte + 1
         for stmt in body.named_children:  # keep a "use strict" prologue first
             if stmt.type == "expression_statement" and stmt.named_children and stmt.named_children[0].type == "string":
@@ -345,4 +353,4 @@ def _inject_checks(root: Node, edits: _Edits) -> None:
 
 def strip_checks(js_source: str) -> str:
     """Remove injected interrupt checks from function source shown to users."""
-    return js_source.replace("{" + CHECK, "{").replace(CHECK, "")
+    return js_source.replace("{" + CHECK, "{").replace(CHECK, "").replace(CHECK_OPEN, "").replace(CHECK_CLOSE, "")

@@ -2,7 +2,9 @@
 
 One SQLite file per user, shared by every mcp2repl kernel; each kernel start is a new session
 number, like IPython's history. SQLite handles concurrent kernels; a broken or unwritable file
-only disables history, it never breaks the kernel.
+only disables history, it never breaks the kernel. Cells and results can hold private data, so
+the file is readable by its owner only, each entry is capped, and the oldest sessions are
+dropped when the file grows past :data:`MAX_BYTES` (freed pages are reused, so it stops growing).
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 Entry = tuple[int, int, "str | tuple[str, str | None]"]
+#: Longest source or output kept per entry (characters).
+MAX_ENTRY = 100_000
+#: Size of the history file past which the oldest sessions are dropped.
+MAX_BYTES = 20 << 20
+#: How many stores between two size checks.
+CHECK_EVERY = 50
 
 
 def default_path() -> Path:
@@ -34,9 +42,13 @@ class History:
     def __init__(self, path: Path | None = None) -> None:
         self.session = 0
         self._db: sqlite3.Connection | None = None
+        self._stores = 0
         try:
             target = path or default_path()
-            target.parent.mkdir(parents=True, exist_ok=True)
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(target, os.O_RDWR | os.O_CREAT, 0o600)  # created owner-only, before SQLite opens it
+            os.close(fd)
+            os.chmod(target, 0o600)
             db = sqlite3.connect(str(target), timeout=5, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # no fsync per cell: history is not precious data
@@ -54,10 +66,26 @@ class History:
     def store(self, line: int, source: str, output: str | None = None) -> None:
         if self._db is None:
             return
+        source, output = _cap(source), _cap(output) if output is not None else None
         try:
             self._db.execute("INSERT OR REPLACE INTO history VALUES (?, ?, ?, ?)", (self.session, line, source, output))
+            self._stores += 1
+            if (self._stores - 1) % CHECK_EVERY == 0:
+                self._trim()
         except sqlite3.Error as exc:
             log.warning("could not store history: %s", exc)
+
+    def _trim(self) -> None:
+        """Drop the oldest sessions while the file is larger than MAX_BYTES (this session is kept)."""
+        assert self._db is not None
+        for _ in range(1000):
+            pages = self._db.execute("PRAGMA page_count").fetchone()[0] - self._db.execute("PRAGMA freelist_count").fetchone()[0]
+            if pages * self._db.execute("PRAGMA page_size").fetchone()[0] <= MAX_BYTES:
+                return
+            oldest = self._db.execute("SELECT MIN(session) FROM history WHERE session < ?", (self.session,)).fetchone()[0]
+            if oldest is None:
+                return
+            self._db.execute("DELETE FROM history WHERE session = ?", (oldest,))
 
     def _rows(self, sql: str, args: tuple[object, ...], output: bool) -> list[Entry]:
         if self._db is None:
@@ -99,3 +127,7 @@ class History:
             if n is not None and len(found) >= n:
                 break
         return found[::-1]
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= MAX_ENTRY else text[:MAX_ENTRY] + f"\n… ({len(text) - MAX_ENTRY} more characters not kept)"

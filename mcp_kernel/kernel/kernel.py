@@ -85,6 +85,9 @@ class MCPKernel(Kernel):
         config=True,
         help="Live tool-call display: auto (display; stderr for jupyter console), display, stderr or off. Also MCP2REPL_PROGRESS.",
     )
+    allow_connect = Unicode(
+        "", config=True, help='"any" lets cells start any MCP server with api.connect, giving up the sandbox. Also MCP2REPL_ALLOW_CONNECT.'
+    )
     mcp_config = Unicode(
         "", config=True, help="Path of the MCP server config file (else mcp2repl.json/.mcp.json/mcp.json here, else ~/.config/mcp2repl/)."
     )
@@ -100,6 +103,8 @@ class MCPKernel(Kernel):
             options.max_output_chars = self.max_output_chars
         if self.mcp_config:
             options.config = self.mcp_config
+        if self.allow_connect:
+            options.allow_connect = self.allow_connect
         self.shell_session = Session(options)
         self.history = History()
         self._silent_count = 0
@@ -225,7 +230,7 @@ class MCPKernel(Kernel):
 
         if store_history and not silent:
             text = result.data.get("text/plain") if result.data else None
-            self.history.store(self.execution_count, code, text)
+            self.history.store(self.execution_count, self.shell_session.redactor.text(code), text)
         if result.error is not None:
             err = result.error
             content = {"ename": err.name, "evalue": err.message, "traceback": err.traceback}

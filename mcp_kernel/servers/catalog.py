@@ -42,6 +42,38 @@ def import_jsonschema() -> Any:
     return jsonschema
 
 
+def bounded_validator(schema: Any) -> Any:
+    """A jsonschema validator for ``schema`` whose ``pattern`` and ``patternProperties`` checks have a
+    time bound: a pattern that backtracks forever (``^(a+)+$``) is skipped, and the server checks it."""
+    import regex
+
+    from .schema import PATTERN_SECONDS
+
+    jsonschema = import_jsonschema()
+    base = jsonschema.validators.validator_for(schema)
+
+    def search(pattern: str, text: str) -> bool | None:
+        try:
+            return regex.search(pattern, text, timeout=PATTERN_SECONDS) is not None
+        except (regex.error, TimeoutError):
+            return None
+
+    def pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Any:
+        if validator.is_type(instance, "string") and search(patrn, instance) is False:
+            yield jsonschema.ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        for patrn, subschema in patterns.items():
+            for key, value in instance.items():
+                if search(patrn, key):
+                    yield from validator.descend(value, subschema, path=key, schema_path=patrn)
+
+    bounded = jsonschema.validators.extend(base, {"pattern": pattern, "patternProperties": pattern_properties})
+    return bounded(schema)
+
+
 def safe_identifier(name: str) -> str:
     ident = re.sub(r"[^A-Za-z0-9_$]", "_", name) or "_"
     if ident[0].isdigit():
@@ -220,8 +252,7 @@ class Catalog:
         if not schema:
             return
         if entry._validator is None:
-            cls = import_jsonschema().validators.validator_for(schema)
-            entry._validator = cls(schema)
+            entry._validator = bounded_validator(schema)
         problems = [_describe(entry, e) for e in sorted(entry._validator.iter_errors(args), key=lambda e: (len(e.path), str(e.path)))]
         # Unknown top-level keys are almost always typos of optional arguments, which servers
         # would silently ignore; refuse them unless the schema explicitly allows extra keys.

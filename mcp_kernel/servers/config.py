@@ -13,16 +13,22 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from .spec import ServerSpec, ToolFilter, _Ctx, _got, _parse, _path, _Problem, _selectors
+from .filters import ToolFilter
+from .spec import ServerSpec, _Ctx, _got, _parse, _path, _Problem, _selectors, read_small_file
 
 #: Looked up in the working directory, first found wins.
 CWD_FILES = ("mcp2repl.json", ".mcp.json", "mcp.json")
 #: Looked up in ``$XDG_CONFIG_HOME/mcp2repl``, first found wins (with a warning naming the others).
 XDG_FILES = ("config.json", "config.yaml", "config.yml")
 _OMITTED = object()
+#: Largest config file read.
+CONFIG_LIMIT = 4 << 20
+#: ``allow_connect``: which servers a cell may (re)connect with ``api.connect``.
+CONNECT_RULES = ("configured", "any")
 
 
 @dataclass
@@ -33,6 +39,15 @@ class LoadedConfig:
     warnings: list[str]
     skipped: dict[str, str] = field(default_factory=dict)  # defined but not used: name -> "disabled" or "excluded by ..."
     profile: str = "default"
+    #: every server the file defines, started or not (disabled, excluded by the profile, not selected):
+    #: what a cell may connect with ``api.connect(name)`` under the default ``allow_connect``
+    available: dict[str, ServerSpec] = field(default_factory=dict)
+    allow_connect: str = "configured"
+
+    @property
+    def secrets(self) -> frozenset[str]:
+        """Every value of the file that must never be shown (see ``ServerSpec.secrets``)."""
+        return frozenset().union(*(s.secrets for s in self.available.values()))
 
 
 # -- files -----------------------------------------------------------------------------------------------------
@@ -40,9 +55,16 @@ class LoadedConfig:
 
 def _read(path: Path, prefix: str) -> tuple[object, str | None]:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_small_file(path, CONFIG_LIMIT).removeprefix("\ufeff")
     except (OSError, UnicodeDecodeError) as e:
         return None, f"{prefix}cannot read the file: {getattr(e, 'strerror', None) or e}"
+    try:
+        return _decode(path, prefix, text)
+    except (RecursionError, MemoryError):
+        return None, f"{prefix}the file is nested too deeply to read"
+
+
+def _decode(path: Path, prefix: str, text: str) -> tuple[object, str | None]:
     if not text.strip():
         return None, f'{prefix}the file is empty; expected an object with "mcpServers" or "servers"'
     if path.suffix.lower() in (".yaml", ".yml"):
@@ -76,6 +98,17 @@ def _find(explicit: str | None, cwd: Path, home: Path, environ: Mapping[str, str
     return found[0] if found else None
 
 
+def config_files(options: Any) -> frozenset[Path]:
+    """Every file the config loader may read (``options``: cwd and config), so nothing else writes them."""
+    cwd = Path(options.cwd).absolute()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    folder = (Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config") / "mcp2repl"
+    found = {cwd / n for n in CWD_FILES} | {folder / n for n in XDG_FILES}
+    if getattr(options, "config", None):
+        found.add(_path(options.config, cwd))
+    return frozenset(found)
+
+
 def _display(path: Path, cwd: Path, home: Path) -> str:
     for base, prefix in ((cwd, ""), (home, "~/")):
         if path != base and path.is_relative_to(base):
@@ -94,9 +127,16 @@ def load_config(
 
     ``explicit`` comes from ``MCP2REPL_CONFIG`` / ``--config``; ``profile`` from ``MCP2REPL_PROFILE``; ``only`` from
     ``MCP2REPL_SERVER`` (empty strings mean unset). ``only`` names a server deliberately, so it is used even when
-    disabled or excluded by the profile. Without any config, ``source`` is None.
+    disabled or excluded by the profile. Without any config, ``source`` is None. Never raises: whatever goes wrong
+    becomes a problem of the result.
     """
-    environ = os.environ if environ is None else environ
+    try:
+        return _load(explicit, cwd, profile, only, os.environ if environ is None else environ)
+    except Exception as e:  # noqa: BLE001 - a kernel must start whatever the config holds
+        return LoadedConfig(None, {}, [f"could not read the MCP configuration: {type(e).__name__}: {e}"[:400]], [], profile=profile or "default")
+
+
+def _load(explicit: str | None, cwd: Path | None, profile: str | None, only: str | None, environ: Mapping[str, str]) -> LoadedConfig:
     cwd = (cwd or Path.cwd()).absolute()
     home = Path(environ.get("HOME") or Path.home())
     profile = profile or "default"
@@ -113,6 +153,7 @@ def load_config(
     servers, rules = _servers_and_rules(data, problem, prefix, profile, result)
     if servers is None or rules is None:
         return result
+    result.allow_connect = _connect_rule(data, prefix, result)
     if only and only not in servers:
         result.problems.append(f'{prefix}there is no server named "{only}"; servers: {", ".join(servers) or "(none)"}')
         return result
@@ -125,16 +166,28 @@ def load_config(
         rule = rules.get(name, _OMITTED)
         disabled = isinstance(raw, Mapping) and (raw.get("disabled") is True or raw.get("enabled") is False)
         why = f'excluded by profile "{profile}"' if rule is False else "disabled" if disabled and rule is _OMITTED else None
+        spec = _parse(name, raw, ctx if not why or name == only else _Ctx(prefix, source.parent, environ, []))
+        if spec.error is None and rule not in (_OMITTED, True, False, None):
+            spec = _apply_rule(spec, rule, profile, ctx)
+        result.available[name] = spec
         if why and name != only:
             result.skipped[name] = why
             continue
         if why:
             result.warnings.append(f'{prefix}server "{name}" is {why}; using it anyway because it was selected by name')
-        spec = _parse(name, raw, ctx)
-        if spec.error is None and rule not in (_OMITTED, True, False, None):
-            spec = _apply_rule(spec, rule, profile, ctx)
         result.servers[name] = spec
+    for name, raw in servers.items():  # defined, but not selected by MCP2REPL_SERVER: still connectable
+        if name not in result.available:
+            result.available[name] = _parse(name, raw, _Ctx(prefix, source.parent, environ, []))
     return result
+
+
+def _connect_rule(data: object, prefix: str, result: LoadedConfig) -> str:
+    rule = data.get("allow_connect", "configured") if isinstance(data, Mapping) else "configured"
+    if rule not in CONNECT_RULES:
+        result.warnings.append(f'{prefix}"allow_connect" must be "configured" or "any", got {_got(rule)}; using "configured"')
+        return "configured"
+    return str(rule)
 
 
 def _servers_and_rules(

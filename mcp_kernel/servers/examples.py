@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import string
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+import regex
+
 from .schema import OBJECT_KEYS as _OBJECT_KEYS
+from .schema import PATTERN_SECONDS
 from .schema import bounds as _bounds
 from .schema import count as _count
 from .schema import get as _get
@@ -75,10 +77,11 @@ def _pattern_sample(pattern: str) -> str | None:
 
 
 def _search(pattern: str, text: str) -> bool | None:
-    """Whether the regex matches somewhere in ``text``; None when Python cannot compile it."""
+    """Whether the regex matches somewhere in ``text``; None when it cannot be compiled or takes too long
+    (schemas come from servers: a pattern like ``^(a+)+$`` must not stall discovery)."""
     try:
-        return re.search(pattern, text) is not None
-    except (re.error, TypeError):
+        return regex.search(pattern, text, timeout=PATTERN_SECONDS) is not None
+    except (regex.error, TypeError, TimeoutError):
         return None
 
 

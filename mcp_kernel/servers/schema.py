@@ -15,6 +15,8 @@ from typing import Any
 from urllib.parse import unquote
 
 IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+#: Time bound for one regex of a schema (``pattern``, ``patternProperties``) against one value.
+PATTERN_SECONDS = 0.05
 OBJECT_KEYS = ("properties", "additionalProperties", "patternProperties")
 
 

@@ -12,16 +12,20 @@ so ``"/Applications/My App/server"`` still works.
 
 from __future__ import annotations
 
-import fnmatch
+import contextlib
+import errno
 import json
 import os
 import re
 import shlex
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
+
+from .filters import ALL_TOOLS, Selector, ToolFilter
 
 #: Every spelling of ``type`` we accept, mapped to the transport it means.
 TYPES: dict[str, Literal["stdio", "http", "sse"]] = {"stdio": "stdio", "local": "stdio", "sse": "sse"}
@@ -29,46 +33,12 @@ TYPES |= dict.fromkeys(("http", "remote", "streamable-http", "streamableHttp"), 
 
 _ENV_RE = re.compile(r"\$\{input:(?P<input>[^}]*)\}|\$\{(?:env:)?(?P<name>[A-Za-z_]\w*)(?::-(?P<default>[^}]*))?\}|\{env:(?P<env>[^}]*)\}")
 _FILE_RE = re.compile(r"\{file:([^}]+)\}")
+#: Largest file a ``{file:}`` substitution or an ``envFile`` may read.
+FILE_LIMIT = 1 << 20
+#: Substituted, header, env and URL values at least this long are treated as secrets.
+SECRET_MIN = 6
 
 
-@dataclass(frozen=True)
-class Selector:
-    """One tool selector: an exact name, an unanchored regex (``re.search``) or an anchored glob (fnmatch)."""
-
-    kind: Literal["name", "regex", "glob"]
-    pattern: str
-
-    def matches(self, tool: str) -> bool:
-        if self.kind == "name":
-            return tool == self.pattern
-        if self.kind == "glob":
-            return fnmatch.fnmatchcase(tool, self.pattern)
-        return re.search(self.pattern, tool) is not None
-
-
-@dataclass(frozen=True)
-class ToolFilter:
-    """Which tools of a server are exposed: ``allow`` (None = all, from the profile) minus ``deny`` (blocked_tools).
-
-    The deny list always wins, so a profile cannot re-enable a tool the server definition blocks.
-    """
-
-    allow: tuple[Selector, ...] | None = None
-    deny: tuple[Selector, ...] = ()
-
-    def allows(self, tool: str) -> bool:
-        if any(s.matches(tool) for s in self.deny):
-            return False
-        return self.allow is None or any(s.matches(tool) for s in self.allow)
-
-    __call__ = allows
-
-    @property
-    def allows_all(self) -> bool:
-        return self.allow is None and not self.deny
-
-
-ALL_TOOLS = ToolFilter()
 
 
 @dataclass(frozen=True)
@@ -87,6 +57,8 @@ class ServerSpec:
     description: str = ""
     tool_filter: ToolFilter = ALL_TOOLS
     error: str | None = None  # set when this entry cannot be used; the full message, file and server included
+    #: values that must never be shown: substituted values, header and env values, URL credentials and queries
+    secrets: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @property
     def state(self) -> Literal["ok", "error"]:
@@ -104,6 +76,8 @@ class _Ctx:
     base_dir: Path
     environ: Mapping[str, str]
     warnings: list[str]
+    substitute: bool = True  # False for specs written in a cell: their text is taken literally
+    secrets: set[str] = field(default_factory=set)  # values substituted into the entry being parsed
 
     def say(self, name: str, where: str, message: str) -> str:
         return f'{self.prefix}server "{name}": ' + (f'"{where}" ' if where else "") + message
@@ -126,11 +100,42 @@ def _path(text: str, base_dir: Path) -> Path:
     return path if path.is_absolute() else base_dir / path
 
 
+def read_small_file(path: Path, limit: int = FILE_LIMIT) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes.
+
+    Opened without blocking and checked after opening: a FIFO, a device or a socket named in a
+    config would otherwise block the kernel forever (or read without end).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a FIFO (named pipe)" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "a device"
+            raise OSError(errno.EINVAL, f"{path} is {kind}, not a regular file")
+        if info.st_size > limit:
+            raise OSError(errno.EFBIG, f"{path} is larger than {limit // 1024} KB")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"{path} is larger than {limit // 1024} KB")
+    return data.decode("utf-8")
+
+
 # -- substitution ----------------------------------------------------------------------------------------------
 
 
 def _substitute(text: str, where: str, name: str, ctx: _Ctx) -> str:
-    """Expand ``{env:X}``, ``${X}``, ``${X:-default}`` (and VS Code's ``${env:X}``), then ``{file:path}``."""
+    """Expand ``{env:X}``, ``${X}``, ``${X:-default}`` (and VS Code's ``${env:X}``), then ``{file:path}``.
+
+    Only config files get this: text written in a cell is taken as it is, so a cell cannot read
+    files or the environment through a spec. Every substituted value is remembered as a secret.
+    """
+    if not ctx.substitute:
+        return text
 
     def env(m: re.Match[str]) -> str:
         if m["input"] is not None:
@@ -142,23 +147,27 @@ def _substitute(text: str, where: str, name: str, ctx: _Ctx) -> str:
         var = m["name"] or m["env"].strip()
         value = ctx.environ.get(var)
         if m["default"] is not None:
-            return value or m["default"]
+            return remember(value or m["default"])
         if value is None and var == "workspaceFolder":  # VS Code's; the config lives in the workspace or its .vscode
             return str(ctx.base_dir.parent if ctx.base_dir.name == ".vscode" else ctx.base_dir)
         if value is None:
             ctx.warnings.append(ctx.say(name, where, f"uses environment variable {var}, which is not set; using an empty string"))
             return ""
+        return remember(value)
+
+    def remember(value: str) -> str:
+        ctx.secrets.add(value)
         return value
 
     def file(m: re.Match[str]) -> str:
         path = _path(m[1].strip(), ctx.base_dir)
         try:
-            content = path.read_text(encoding="utf-8")
+            content = read_small_file(path)
         except FileNotFoundError:
             raise _Problem(where, f"cannot read {m[0]}: file not found ({path})") from None
         except (OSError, UnicodeDecodeError) as e:
             raise _Problem(where, f"cannot read {m[0]}: {getattr(e, 'strerror', None) or e}") from None
-        return content[:-2] if content.endswith("\r\n") else content.removesuffix("\n")
+        return remember(content[:-2] if content.endswith("\r\n") else content.removesuffix("\n"))
 
     return _FILE_RE.sub(file, _ENV_RE.sub(env, text))
 
@@ -209,7 +218,7 @@ def _env_file(value: object, ctx: _Ctx) -> dict[str, str]:
         raise _Problem("envFile", f"must be a path, got {_got(value)}")
     path = _path(value, ctx.base_dir)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_small_file(path).splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise _Problem("envFile", f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     env = {}
@@ -271,7 +280,10 @@ def _transport(entry: Mapping[str, object], name: str, ctx: _Ctx) -> Literal["st
         return "stdio"
     url = entry.get("url")
     if url is not None:
-        return "sse" if isinstance(url, str) and urlsplit(url).path.rstrip("/").endswith("/sse") else "http"
+        try:
+            return "sse" if isinstance(url, str) and urlsplit(url).path.rstrip("/").endswith("/sse") else "http"
+        except ValueError as e:
+            raise _Problem("url", f"is not a valid URL: {e}") from None
     raise _Problem("", 'needs "command" (to start a local server) or "url" (to connect to a remote one)')
 
 
@@ -283,6 +295,7 @@ def _parse(name: str, raw: object, ctx: _Ctx) -> ServerSpec:
         is_url = isinstance(raw, str) and raw.startswith(("http://", "https://"))
         raw = {"url": raw} if is_url else {"command": raw}
     guess: Literal["stdio", "http"] = "http" if isinstance(raw, Mapping) and "url" in raw and "command" not in raw else "stdio"
+    ctx.secrets = set()
     try:
         if not name:
             raise _Problem("", "the server name must not be empty")
@@ -313,7 +326,13 @@ def _parse(name: str, raw: object, ctx: _Ctx) -> ServerSpec:
                 raise _Problem("url", f"is missing (an {transport} server needs a URL)")
             if not isinstance(url, str) or not url.startswith(("http://", "https://")):
                 raise _Problem("url", f"must be an http:// or https:// URL, got {_got(url)}")
-            return ServerSpec(url=url, headers=_string_map(entry.get("headers"), "headers"), **common)
+            try:
+                parts = urlsplit(url)
+                parts.port  # noqa: B018 - raises for a port that is not a number
+            except ValueError as e:
+                raise _Problem("url", f"is not a valid URL: {e}") from None
+            headers = _string_map(entry.get("headers"), "headers")
+            return ServerSpec(url=url, headers=headers, secrets=_secrets(ctx, url=url, values=headers.values()), **common)
         command, args = _command(entry)
         args += _strings(entry.get("args"), "args")
         env = _env_file(entry.get("envFile"), ctx)
@@ -322,9 +341,26 @@ def _parse(name: str, raw: object, ctx: _Ctx) -> ServerSpec:
         if cwd is not None and not isinstance(cwd, str):
             raise _Problem("cwd", f"must be a path, got {_got(cwd)}")
         cwd = os.path.normpath(_path(cwd, ctx.base_dir)) if cwd else None
-        return ServerSpec(command=command, args=args, env=env, cwd=cwd, **common)
+        return ServerSpec(command=command, args=args, env=env, cwd=cwd, secrets=_secrets(ctx, values=env.values()), **common)
     except _Problem as p:
-        return ServerSpec(name, guess, error=ctx.say(name, *p.args))
+        return ServerSpec(name, guess, error=ctx.say(name, *p.args), secrets=_secrets(ctx))
+    except (ValueError, TypeError, RecursionError, MemoryError) as e:  # a shape nothing above expected: this entry alone fails
+        return ServerSpec(name, guess, error=ctx.say(name, "", f"cannot be read: {type(e).__name__}: {e}"[:300]), secrets=_secrets(ctx))
+
+
+def _secrets(ctx: _Ctx, url: str | None = None, values: object = ()) -> frozenset[str]:
+    """What must not be shown of an entry: substituted values, header and env values (and the token
+    after a scheme word such as "Bearer"), a URL's password and query values."""
+    found = set(ctx.secrets)
+    for value in values:  # type: ignore[attr-defined]
+        found.add(value)
+        found.update(value.split(" ", 1)[1:])
+    if url:
+        with contextlib.suppress(ValueError):
+            parts = urlsplit(url)
+            found.update(filter(None, [parts.password, parts.username if parts.password else None]))
+            found.update(v for _, v in parse_qsl(parts.query))
+    return frozenset(v for v in found if isinstance(v, str) and len(v) >= SECRET_MIN)
 
 
 def parse_spec(
@@ -334,12 +370,14 @@ def parse_spec(
     environ: Mapping[str, str] | None = None,
     *,
     warnings: list[str] | None = None,
+    substitute: bool = True,
 ) -> ServerSpec:
-    """Parse one server entry (the shape of a config entry) for ``api.connect(name, spec)`` from a cell.
+    """Parse one server entry (the shape of a config entry), e.g. for ``api.connect(name, spec)`` from a cell.
 
     Never raises: a bad entry comes back with ``error`` set. Relative paths resolve against ``base_dir`` (default:
     the current directory). A string (``"uvx mcp-server-time"`` or ``"https://host/mcp"``) or a command list is
     accepted as shorthand. Pass ``warnings`` to collect them (unset environment variables and the like).
+    ``substitute=False`` (specs written in a cell) takes every value literally: no environment, no files.
     """
-    ctx = _Ctx("", base_dir or Path.cwd(), os.environ if environ is None else environ, [] if warnings is None else warnings)
+    ctx = _Ctx("", base_dir or Path.cwd(), os.environ if environ is None else environ, [] if warnings is None else warnings, substitute)
     return _parse(name, raw, ctx)

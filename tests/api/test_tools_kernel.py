@@ -159,6 +159,7 @@ def main(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Main]:
         (folder / "echo_path.txt").write_text(ECHO + "\n", encoding="utf-8")
         (folder / "token.txt").write_text("file-token\n", encoding="utf-8")
         config = {
+            "allow_connect": "any",  # these tests connect servers from cells; tests/test_sandbox.py covers the default
             "mcpServers": {
                 "echo": {
                     "command": "${MCP2REPL_TEST_PYTHON}",
@@ -178,7 +179,7 @@ def main(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Main]:
                 "time": {"command": PY, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]},
                 "nocmd": {"type": "stdio", "args": ["server.py"]},
                 "ghost": {"command": GHOST},
-            }
+            },
         }
         write_json(folder / "mcp.json", config)
         for proc, port, log in zip(procs, (http_port, sse_port), logs.values(), strict=True):

@@ -14,7 +14,7 @@ from conftest import EVERYTHING, KernelProcess
 @pytest.fixture(scope="module")
 def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelProcess]:
     cwd = tmp_path_factory.mktemp("display")
-    kernel = KernelProcess(cwd, MCP2REPL_MAX_OUTPUT_CHARS="3000", MCP2REPL_ARTIFACT_DIR=str(cwd / "artifacts"))
+    kernel = KernelProcess(cwd, MCP2REPL_MAX_OUTPUT_CHARS="3000", MCP2REPL_ARTIFACT_DIR=str(cwd / "artifacts"), MCP2REPL_ALLOW_CONNECT="any")
     kernel.run("await api.servers({ wait: true })")
     yield kernel
     kernel.close()

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from py_mini_racer import MiniRacer
 
-SCRIPTS = ["engine/js/inspect.js", "display/js/project.js", "display/js/fit.js"]
+SCRIPTS = ["engine/js/intrinsics.js", "engine/js/inspect.js", "display/js/project.js", "display/js/fit.js"]
 OPERATORS = "$path, $slice, $items, $pick, $omit"
 
 

@@ -20,7 +20,7 @@ SCRIPT = ROOT / "mcp_kernel" / "engine" / "js" / "inspect.js"
 
 
 def new_racer() -> MiniRacer:
-    return load_v8("engine/js/inspect.js")
+    return load_v8("engine/js/intrinsics.js", "engine/js/inspect.js")
 
 
 @pytest.fixture(scope="module")
@@ -775,9 +775,12 @@ def test_patched_builtins_after_loading_do_not_matter(fresh):
     )
 
 
-def test_patched_array_join_degrades_without_throwing(fresh):
-    fresh.eval("Array.prototype.join = () => { throw new Error('j') }")
-    assert inspect(fresh, "[1, 2]") == "[object Array]"
+def test_patched_array_methods_change_nothing(fresh):
+    fresh.eval(
+        "Array.prototype.join = () => { throw new Error('j') }; Array.prototype.push = () => { throw 1 };"
+        "Array.prototype.map = null; String.prototype.replace = () => 'x'; String.prototype.slice = null"
+    )
+    assert inspect(fresh, "[1, 'a\\nb', [2]]") == "[ 1, 'a\\nb', [ 2 ] ]"
 
 
 def test_stack_overflow_is_caught(racer):
@@ -906,10 +909,14 @@ def test_json_value_size_limit(racer):
     assert json_value(racer, "['x'.repeat(1e7)]") is None
 
 
-def test_json_value_gives_up_when_to_json_is_inherited(fresh):
-    fresh.eval("Object.prototype.toJSON = function () { globalThis.ran = true; return 1 }")
-    assert json_value(fresh, "{a: 1}") is None
+def test_an_inherited_to_json_can_neither_be_set_nor_run(fresh):
+    # the runtime claims toJSON on Object.prototype and Array.prototype (intrinsics.js)
+    fresh.eval("Object.prototype.toJSON = function () { globalThis.ran = true; return 1 }; Array.prototype.toJSON = () => 2")
+    assert json_value(fresh, "{a: [1]}") == '{"a":[1]}'
     assert fresh.eval("typeof ran") == "undefined"
+    # a toJSON on some other prototype makes a value non-plain: no JSON view, no code run
+    fresh.eval("class P { toJSON() { globalThis.ran = true } }")
+    assert json_value(fresh, "new P()") is None and fresh.eval("typeof ran") == "undefined"
 
 
 # ---- loading ----------------------------------------------------------------------------------
@@ -919,7 +926,7 @@ def test_defines_only_a_hidden_namespace_and_is_idempotent():
     mr = MiniRacer()
     try:
         before = set(mr.eval("Object.getOwnPropertyNames(globalThis).join('|')").split("|"))
-        mr.eval("globalThis.__mcp2repl = undefined; delete globalThis.__mcp2repl")
+        mr.eval((SCRIPT.parent / "intrinsics.js").read_text())
         source = SCRIPT.read_text()
         mr.eval(source)
         mr.eval("__mcp2repl.maxOutputChars = 123")  # other runtime scripts keep their state on it
@@ -927,9 +934,11 @@ def test_defines_only_a_hidden_namespace_and_is_idempotent():
         after = set(mr.eval("Object.getOwnPropertyNames(globalThis).join('|')").split("|"))
         assert after - before == {"__mcp2repl"}
         assert mr.eval("Object.keys(globalThis).includes('__mcp2repl')") is False
-        assert mr.eval("Object.getOwnPropertyDescriptor(globalThis, '__mcp2repl').enumerable") is False
+        assert mr.eval("JSON.stringify(Object.getOwnPropertyDescriptor(globalThis, '__mcp2repl'), ['enumerable', 'writable', 'configurable'])") == (
+            '{"enumerable":false,"writable":false,"configurable":false}'
+        )
         assert mr.eval("__mcp2repl.maxOutputChars") == 123
-        assert mr.eval("Object.keys(__mcp2repl).sort().join()") == "format,formatWithOptions,inspect,jsonValue,maxOutputChars"
+        assert mr.eval("Object.keys(__mcp2repl).sort().join()") == "$,format,formatWithOptions,inspect,jsonValue,maxOutputChars"
         assert mr.eval("__mcp2repl.inspect({a: [1]})") == "{ a: [ 1 ] }"
     finally:
         mr.close()

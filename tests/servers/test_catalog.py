@@ -92,3 +92,18 @@ def test_signatures_are_rendered_once_and_only_when_asked(cat: Catalog) -> None:
     assert add._signature is add.signature
     cat.rebuild([("my-server", [add.tool]), ("other", [])])  # same tool, same names: kept
     assert cat.resolve({"name": "add"})._signature == add.signature
+
+
+def test_schema_patterns_are_checked_with_a_time_bound() -> None:
+    import time
+
+    evil = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}, "k": {"type": "object", "patternProperties": {"^(a|aa)+$": {"type": "number"}}}}}
+    cat = Catalog()
+    cat.rebuild([("srv", [tool("evil", evil)])])
+    entry = cat.resolve({"name": "evil"})
+    started = time.monotonic()
+    with pytest.raises(ValueError) as mismatch:
+        cat.check_arguments(entry, {"s": "a" * 40 + "!", "k": {"a" * 30 + "b": "x"}})
+    assert time.monotonic() - started < 5  # a backtracking `re` took 13 s here
+    assert str(mismatch.value).startswith("mcp.srv.evil: argument \"s\" is invalid: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' does not match '^(a+)+$'")
+    cat.check_arguments(entry, {"s": "aaa", "k": {"aa": 1}})

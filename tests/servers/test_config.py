@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from mcp_kernel.servers.config import LoadedConfig, load_config
-from mcp_kernel.servers.spec import ALL_TOOLS, Selector, ServerSpec, ToolFilter, parse_spec
+from mcp_kernel.servers.filters import ALL_TOOLS, Selector, ToolFilter
+from mcp_kernel.servers.spec import ServerSpec, parse_spec
 
 
 @pytest.fixture
@@ -631,3 +632,46 @@ def test_parse_spec_is_frozen():
     spec = parse_spec("s", {"command": "x"}, environ={})
     with pytest.raises(AttributeError):
         spec.error = "nope"  # type: ignore[misc]
+
+
+def test_config_regexes_run_with_a_time_bound_and_fail_closed() -> None:
+    import time
+
+    from mcp_kernel.servers import filters as spec
+
+    deny = ToolFilter(deny=(Selector("regex", r"^((\w+)+)+!"),))
+    allow = ToolFilter(allow=(Selector("regex", r"^(\w|\w\w)+x$"),))
+    started = time.monotonic()
+    assert deny.allows("a" * 60) is True or spec._SLOW_PATTERNS  # no match, or gave up (then blocked)
+    for _ in range(200):
+        deny.allows("b" * 60)
+        allow.allows("c" * 60)
+    assert time.monotonic() - started < 10
+    if r"^((\w+)+)+!" in spec._SLOW_PATTERNS:
+        assert deny.allows("anything") is False  # a deny pattern that ran out of time blocks
+    if r"^(\w|\w\w)+x$" in spec._SLOW_PATTERNS:
+        assert allow.allows("anything") is False  # an allow pattern that ran out of time admits nothing
+
+
+def test_file_substitutions_read_only_small_regular_files(tmp_path: Path, env: dict[str, str]) -> None:
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.txt"
+    big.write_text("x" * (2 << 20))
+    cfg = write(tmp_path / "mcp.json", {"mcpServers": {"a": {"command": "x", "env": {"T": "{file:pipe}"}}, "b": {"command": "x", "env": {"T": "{file:big.txt}"}}}})
+    loaded = load_config(explicit=str(cfg), cwd=tmp_path, environ=env)
+    assert loaded.servers["a"].error == f'mcp.json: server "a": "env.T" cannot read {{file:pipe}}: {fifo} is a FIFO (named pipe), not a regular file'
+    assert loaded.servers["b"].error == f'mcp.json: server "b": "env.T" cannot read {{file:big.txt}}: {big} is larger than 1024 KB'
+
+
+def test_one_malformed_entry_fails_alone(tmp_path: Path, env: dict[str, str]) -> None:
+    cfg = write(tmp_path / "mcp.json", {"mcpServers": {"bad": {"url": "https://[::1/mcp"}, "good": {"command": "srv"}}})
+    loaded = load_config(explicit=str(cfg), cwd=tmp_path, environ=env)
+    assert loaded.servers["bad"].error == 'mcp.json: server "bad": "url" is not a valid URL: Invalid IPv6 URL'
+    assert loaded.servers["good"].error is None and loaded.problems == []
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("servers:\n  a: " + "[" * 5000 + "]" * 5000 + "\n")
+    loaded = load_config(explicit=str(deep), cwd=tmp_path, environ=env)
+    assert loaded.problems == ["deep.yaml: the file is nested too deeply to read"] or loaded.servers["a"].error

@@ -4,14 +4,15 @@
 // defaults".
 (function installRender() {
   "use strict";
+  const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
   /** HTML-escape text (every display file that writes HTML uses this one). */
-  ns.escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  ns.escapeHtml = (s) => $.replace($.String(s), /[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
   const MAX_ROWS = 50;
   const MAX_COLS = 20;
   const esc = ns.escapeHtml;
-  const isPlain = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+  const isPlain = (v) => v !== null && typeof v === "object" && !$.isArray(v) && ($.getPrototypeOf(v) === $.ObjectProto || $.getPrototypeOf(v) === null);
   const kb = (b64) => `${((b64.length * 3) / 4 / 1024).toFixed(1)} KB`;
 
   /** Is this an MCP content item (from a tool result)? */
@@ -54,7 +55,7 @@
     const kind = contentKind(v);
     const data = { "text/plain": itemText(v) };
     if (kind === "image" && /^image\/(png|jpeg|gif|webp|svg\+xml)$/.test(v.mimeType)) {
-      data[v.mimeType] = v.mimeType === "image/svg+xml" ? atob(v.data) : v.data;
+      data[v.mimeType] = v.mimeType === "image/svg+xml" ? ns.web.atob(v.data) : v.data;
     } else if (kind === "resource" && typeof v.resource.text === "string" && /^text\/(markdown|html)$/.test(v.resource.mimeType || "")) {
       data[v.resource.mimeType] = v.resource.text;
     } else if (kind === "resource_link") {
@@ -68,17 +69,17 @@
 
   /** An HTML table for an array of records, capped, escaped. */
   function table(rows) {
-    const shown = rows.slice(0, MAX_ROWS);
+    const shown = $.slice(rows, 0, MAX_ROWS);
     const cols = [];
-    for (const r of shown) for (const k of Object.keys(r)) if (!cols.includes(k) && cols.length < MAX_COLS) cols.push(k);
+    for (const r of shown) for (const k of $.keys(r)) if (!$.includes(cols, k) && cols.length < MAX_COLS) $.push(cols, k);
     const cell = (v) => {
       if (v === null || v === undefined) return "";
-      if (typeof v === "object") { const s = ns.inspect(v, { depth: 1, breakLength: Infinity }); return esc(s.length > 120 ? s.slice(0, 119) + "…" : s); }
-      const s = String(v);
-      return esc(s.length > 200 ? s.slice(0, 199) + "…" : s);
+      if (typeof v === "object") { const s = ns.inspect(v, { depth: 1, breakLength: Infinity }); return esc(s.length > 120 ? $.slice(s, 0, 119) + "…" : s); }
+      const s = $.String(v);
+      return esc(s.length > 200 ? $.slice(s, 0, 199) + "…" : s);
     };
-    let out = '<table class="mcp2repl-table"><thead><tr>' + cols.map((c) => `<th>${esc(c)}</th>`).join("") + "</tr></thead><tbody>";
-    for (const r of shown) out += "<tr>" + cols.map((c) => `<td>${cell(r[c])}</td>`).join("") + "</tr>";
+    let out = '<table class="mcp2repl-table"><thead><tr>' + $.join($.map(cols, (c) => `<th>${esc(c)}</th>`), "") + "</tr></thead><tbody>";
+    for (const r of shown) out += "<tr>" + $.join($.map(cols, (c) => `<td>${cell(r[c])}</td>`), "") + "</tr>";
     out += "</tbody></table>";
     if (rows.length > shown.length) out += `<p><em>${rows.length - shown.length} more rows</em></p>`;
     return out;
@@ -88,7 +89,7 @@
 
   /** An artifact handle as a small card: name, size, format, how to read it, a link to the file. */
   function handleBundle(h) {
-    const link = h.relPath && !h.relPath.startsWith("..") ? ` · <a href="${esc(h.relPath)}" target="_blank">open file</a>` : "";
+    const link = h.relPath && !$.startsWith(h.relPath, "..") ? ` · <a href="${esc(h.relPath)}" target="_blank">open file</a>` : "";
     return {
       "text/plain": `artifact ${h.name} (${size(h.bytes)}, ${h.format}); read it with ${h.readWith}`,
       "text/html": `<div class="mcp2repl-artifact" style="border:1px solid #8884;border-radius:6px;padding:6px 10px;display:inline-block;font-family:monospace">` +
@@ -102,13 +103,13 @@
   ns.richBundle = function richBundle(value) {
     if (isHandle(value)) return handleBundle(value);
     if (contentKind(value)) return contentBundle(value);
-    if (Array.isArray(value) && value.length && value.some((v) => contentKind(v) && contentKind(v) !== "text")) {
+    if ($.isArray(value) && value.length && $.some(value, (v) => contentKind(v) && contentKind(v) !== "text")) {
       return {
-        "text/plain": value.map(itemText).join("\n"),
-        "text/html": `<div class="mcp2repl-content">${value.map(itemHtml).join("\n")}</div>`,
+        "text/plain": $.join($.map(value, itemText), "\n"),
+        "text/html": `<div class="mcp2repl-content">${$.join($.map(value, itemHtml), "\n")}</div>`,
       };
     }
-    if (Array.isArray(value) && value.length && value.every(isPlain)) {
+    if ($.isArray(value) && value.length && $.every(value, isPlain)) {
       // A cell result keeps application/json (agents read it; JupyterLab shows its JSON viewer,
       // which it ranks above HTML); api.print drops it so the table is what Lab shows.
       const data = { "text/plain": ns.inspect(value), "text/html": table(value) };

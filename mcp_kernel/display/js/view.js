@@ -3,29 +3,30 @@
 // an artifact whose handle the view shows, so nothing is lost, only moved out of the way.
 (function installView() {
   "use strict";
+  const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
   let maxOutputChars = 20000;
-  ns.onData("limits", (limits) => { maxOutputChars = Math.max(200, Number(limits.maxOutputChars) || 20000); });
+  ns.onData("limits", (limits) => { maxOutputChars = $.max(200, $.Number(limits.maxOutputChars) || 20000); });
   /** Characters a cell result or api.print view may take (MCP2REPL_MAX_OUTPUT_CHARS). */
   ns.maxOutputChars = () => maxOutputChars;
 
-  const isRecords = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => r !== null && typeof r === "object" && !Array.isArray(r));
+  const isRecords = (v) => $.isArray(v) && v.length > 0 && $.every(v, (r) => r !== null && typeof r === "object" && !$.isArray(r));
 
   function notes(env) {
     const lines = [];
-    if (env.ok && env.cut) lines.push(`(view cut to ${env.chars} of max ${env.maxChars} chars: ${(env.omitted || []).join("; ") || "shortened"})`);
-    if (env.artifact) lines.push(`full value: artifact ${env.artifact.name} (${env.artifact.bytes} bytes) — ${env.artifact.readWith}`);
+    if (env.ok && env.cut) $.push(lines, `(view cut to ${env.chars} of max ${env.maxChars} chars: ${$.join((env.omitted || []), "; ") || "shortened"})`);
+    if (env.artifact) $.push(lines, `full value: artifact ${env.artifact.name} (${env.artifact.bytes} bytes) — ${env.artifact.readWith}`);
     return lines;
   }
 
   /** The display bundle of a print envelope: the view plus notes on what was cut and where it went. */
   function bundle(env) {
     if (!env.ok) {
-      const fields = env.largeFields.map((f) => `${f.path || "(value)"} ${f.chars} chars`).join(", ");
-      const hint = env.hint.projection ? `\nTry: api.print(value, { projection: ${JSON.stringify(env.hint.projection)} })` : "";
+      const fields = $.join($.map(env.largeFields, (f) => `${f.path || "(value)"} ${f.chars} chars`), ", ");
+      const hint = env.hint.projection ? `\nTry: api.print(value, { projection: ${$.stringify(env.hint.projection)} })` : "";
       const text = `ResultTooLarge: the value's JSON is ${env.chars} chars; the limit is ${env.maxChars}.\nLargest fields: ${fields}\n${env.hint.note}${hint}`;
       const extra = env.artifact ? `\nfull value: artifact ${env.artifact.name} — ${env.artifact.readWith}` : "";
-      return { "text/plain": text + extra, "application/json": JSON.parse(JSON.stringify(env)) };
+      return { "text/plain": text + extra, "application/json": $.parse($.stringify(env)) };
     }
     const data = ns.richBundle(env.value) || { "text/plain": ns.inspect(env.value, { depth: 6, maxArrayLength: 200 }) };
     if (isRecords(env.value)) data["text/plain"] = ns.textTable(env.value, { style: "simple" });
@@ -35,8 +36,8 @@
     else delete data["application/json"];
     const extra = notes(env);
     if (extra.length) {
-      data["text/plain"] += "\n" + extra.join("\n");
-      if (data["text/html"]) data["text/html"] += extra.map((l) => `<div style="opacity:.7;font-family:monospace">${ns.escapeHtml(l)}</div>`).join("");
+      data["text/plain"] += "\n" + $.join(extra, "\n");
+      if (data["text/html"]) data["text/html"] += $.join($.map(extra, (l) => `<div style="opacity:.7;font-family:monospace">${ns.escapeHtml(l)}</div>`), "");
       if (env.artifact) data["text/html"] = (data["text/html"] || "") + ns.handleBundle(env.artifact)["text/html"];
     }
     return data;
@@ -51,7 +52,8 @@
       try {
         env.artifact = await ns.saveArtifact(options.artifactName || "", value, { format: "json" });
       } catch (e) {
-        env.artifactError = String(e && e.message);
+        if (e && (e.name === "InterruptError" || e.name === "TimeoutError")) throw e; // the cell is being stopped
+        env.artifactError = $.String(e && e.message);
       }
     }
     return env;

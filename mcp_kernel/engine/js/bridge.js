@@ -18,6 +18,7 @@
 //   ["fire", id]                 a timer is due
 //   ["data", key, value]         context data (the tool catalog, limits…) for the receiver of `key`
 //   ["abort", name, message]     reject every pending request and drop every timer (interrupts)
+//   ["forget", [names]]          set these globals to undefined (a cell stopped for running out of memory)
 // A batch holds items of one cell only, so output produced while handling it is that cell's.
 //
 // Script-level `const`s below are lexical globals: reachable by injected code, invisible to
@@ -25,31 +26,27 @@
 
 /** Interrupt flag: a byte Python sets from any thread; checked by code the rewriter injects. */
 const __mk$f = new Uint8Array(new SharedArrayBuffer(8));
+const __mk$E = Error;
 
 /** Thrown by injected checks when the flag is up. */
 function __mk$i() {
   const reason = __mk$f[0] === 2 ? "TimeoutError" : "InterruptError";
-  const err = new Error(reason === "TimeoutError" ? "Cell time limit reached" : "Execution interrupted");
+  const err = new __mk$E(reason === "TimeoutError" ? "Cell time limit reached" : "Execution interrupted");
   err.name = reason;
   throw err;
 }
 
 (function installBridge() {
   "use strict";
-  if (!globalThis.__mcp2repl) Object.defineProperty(globalThis, "__mcp2repl", { value: {}, writable: true, configurable: true, enumerable: false });
-  const ns = globalThis.__mcp2repl;
+  const ns = globalThis.__mcp2repl; // made and locked by intrinsics.js
+  const $ = ns.$; // built-ins captured before any cell ran: a cell that replaces one changes only its own code
   ns.flagBuffer = __mk$f.buffer;
 
-  // Built-ins used below, captured now: user code that replaces them changes only user code.
-  const stringify = JSON.stringify;
-  const parse = JSON.parse;
+  const { stringify, parse, String } = $;
   const quote = (s) => stringify(String(s));
-  const ErrorCtor = Error;
-  const captureStack = Error.captureStackTrace;
-  const PromiseCtor = Promise;
-  const promiseThen = Function.prototype.call.bind(Promise.prototype.then);
-  const allSettled = Promise.allSettled.bind(Promise);
-  const apply = Reflect.apply;
+  const ErrorCtor = $.Error;
+  const captureStack = $.captureStackTrace;
+  const PromiseCtor = $.Promise;
 
   /** JSON text to splice into a message as it is (e.g. a bundle's application/json, made once). */
   class RawJson { constructor(text) { this.text = text; } }
@@ -57,7 +54,9 @@ function __mk$i() {
   /** A MIME bundle as JSON text; RawJson values go in unchanged. */
   function bundleText(data) {
     let out = "{";
-    for (const k of Object.keys(data)) {
+    const keys = $.keys(data);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
       const v = data[k];
       if (v === undefined) continue;
       out += (out.length > 1 ? "," : "") + quote(k) + ":" + (v instanceof RawJson ? v.text : stringify(v));
@@ -74,13 +73,13 @@ function __mk$i() {
 
   /** The cell whose code is running now; output and new timers are attributed to it. */
   let current = "";
-  const pending = new Map(); // request id -> {resolve, reject, site}
+  const pending = new $.Map(); // request id -> {resolve, reject, site}
   let nextRequest = 1;
-  const timers = new Map(); // timer id -> {fn, args, cell, repeat}
+  const timers = new $.Map(); // timer id -> {fn, args, cell, repeat}
   let nextTimer = 1;
-  const dataReceivers = new Map(); // key -> function(value)
+  const dataReceivers = new $.Map(); // key -> function(value)
 
-  function post(text) { outbox.push(text); lastOut = null; }
+  function post(text) { outbox[outbox.length] = text; lastOut = null; }
 
   function postText(name, text) {
     if (outboxChars + text.length > OUTBOX_LIMIT) { dropped += text.length; return; }
@@ -88,13 +87,13 @@ function __mk$i() {
     // Coalesce consecutive writes so a chatty loop costs one message, not thousands.
     if (lastOut && lastOut.name === name && lastOut.cell === current) { lastOut.text += text; return; }
     lastOut = { t: "out", cell: current, name, text };
-    outbox.push(lastOut);
+    outbox[outbox.length] = lastOut;
   }
 
   /** Python: everything JS produced since the last drain, as one JSON text ("" if none). */
   ns.drain = function drain() {
     if (dropped) {
-      outbox.push({ t: "out", cell: current, name: "stderr", text: `[mcp2repl] ${dropped} characters of output were dropped (more than ${OUTBOX_LIMIT} between two flushes)\n` });
+      outbox[outbox.length] = { t: "out", cell: current, name: "stderr", text: `[mcp2repl] ${dropped} characters of output were dropped (more than ${OUTBOX_LIMIT} between two flushes)\n` };
       dropped = 0;
     }
     if (!outbox.length) return "";
@@ -122,9 +121,11 @@ function __mk$i() {
       try { message = String(e.message); } catch (_) { /* hostile getter */ }
       try { stack = String(e.stack || ""); } catch (_) { /* hostile getter */ }
       const extra = {};
-      for (const k of ["server", "tool", "code", "data"]) {
+      const fields = ["server", "tool", "code", "data"];
+      for (let i = 0; i < fields.length; i++) {
+        const k = fields[i];
         try {
-          const d = Object.getOwnPropertyDescriptor(e, k);
+          const d = $.getOwnPropertyDescriptor(e, k);
           if (d && "value" in d && d.value !== undefined) extra[k] = typeof d.value === "string" ? d.value : ns.inspect(d.value, { depth: 2 });
         } catch (_) { /* ignore */ }
       }
@@ -146,14 +147,21 @@ function __mk$i() {
   ns.setResultFormatter = (fn) => { formatResult = fn; };
 
   /** Promises a cell waits for before it reports done (e.g. emit() output still being made). */
-  ns.holds = new Set();
+  const holds = new $.Set();
+  ns.hold = (promise) => {
+    $.setAdd(holds, promise);
+    $.then(promise, () => $.setDelete(holds, promise), () => $.setDelete(holds, promise));
+  };
 
   /** Start a rewritten cell; its outcome is posted as a "done" message. */
   ns.run = function run(cell, body) {
     current = cell;
     const finish = async (ok, value) => {
       try {
-        if (ns.holds.size) await allSettled([...ns.holds]);
+        const waits = $.setValues(holds);
+        for (let i = 0; i < waits.length; i++) {
+          try { await waits[i]; } catch (_) { /* its own error is reported where it happened */ }
+        }
         if (!ok) return post(`{"t":"done","cell":${quote(cell)},"ok":false,"error":${errorText(value)}}`);
         const data = value === undefined ? null : await formatResult(value);
         post(`{"t":"done","cell":${quote(cell)},"ok":true,"data":${data ? bundleText(data) : "null"}}`);
@@ -162,12 +170,34 @@ function __mk$i() {
         post(`{"t":"done","cell":${quote(cell)},"ok":false,"error":${errorText(e)}}`);
       }
     };
-    promiseThen(body(), (v) => finish(true, v), (e) => finish(false, e));
+    $.then(body(), (v) => finish(true, v), (e) => finish(false, e));
   };
 
   // ---- calls into Python ---------------------------------------------------------------
 
+  // Python reads every message with a recursive parser; keep what JS sends well inside its limit.
+  const MAX_DEPTH = 200;
+  /** Is `value` nested deeper than `limit` arrays/objects? Walks containers only, without recursion. */
+  function tooDeep(value, limit) {
+    if (value === null || typeof value !== "object") return false;
+    const stack = [value, 1];
+    while (stack.length) {
+      const depth = $.pop(stack);
+      const v = $.pop(stack);
+      if (depth > limit) return true;
+      const keys = $.isArray(v) ? null : $.keys(v);
+      const n = keys === null ? v.length : keys.length;
+      for (let i = 0; i < n; i++) {
+        const child = keys === null ? v[i] : v[keys[i]];
+        if (child !== null && typeof child === "object") { stack[stack.length] = child; stack[stack.length] = depth + 1; }
+      }
+    }
+    return false;
+  }
+  ns.tooDeep = (value) => tooDeep(value, MAX_DEPTH);
+
   function serialize(name, args) {
+    if (tooDeep(args, MAX_DEPTH)) throw new $.TypeError(`Cannot send a value nested more than ${MAX_DEPTH} levels deep to ${name}`);
     const text = stringify(args === undefined ? null : args, (k, v) => {
       if (typeof v === "bigint") throw new TypeError(`Cannot send a BigInt (${v}n) to ${name}: convert it to a Number or String first`);
       return v;
@@ -181,14 +211,14 @@ function __mk$i() {
     try {
       payload = serialize(name, args);
     } catch (e) {
-      return PromiseCtor.reject(e);
+      return $.reject(e);
     }
     // The stack of the call site, so a failure points at the user's line, not at receive().
     const site = {};
     captureStack(site, call);
     return new PromiseCtor((resolve, reject) => {
       const id = nextRequest++;
-      pending.set(id, { resolve, reject, site });
+      $.mapSet(pending, id, { resolve, reject, site });
       post(`{"t":"req","id":${id},"cell":${quote(current)},"name":${quote(name)},"args":${payload}}`);
     });
   };
@@ -201,48 +231,57 @@ function __mk$i() {
   function makeError(spec, site) {
     const err = new ErrorCtor(spec.message);
     err.name = spec.name || "Error";
-    for (const [k, v] of Object.entries(spec.extra || {})) err[k] = v;
+    const extra = $.entries(spec.extra || {});
+    for (let i = 0; i < extra.length; i++) err[extra[i][0]] = extra[i][1];
     if (site && typeof site.stack === "string") {
-      err.stack = `${err.name}: ${err.message}\n` + site.stack.split("\n").slice(1).join("\n");
+      err.stack = `${err.name}: ${err.message}\n` + $.join($.slice($.split(site.stack, "\n"), 1), "\n");
     }
     return err;
   }
 
   function abort(name, message) {
-    const reasons = Array.from(pending.values());
-    pending.clear();
-    timers.clear();
-    for (const p of reasons) p.reject(makeError({ name, message }, p.site));
+    const reasons = $.mapValues(pending);
+    $.mapClear(pending);
+    $.mapClear(timers);
+    for (let i = 0; i < reasons.length; i++) reasons[i].reject(makeError({ name, message }, reasons[i].site));
   }
 
   /** Register the receiver of context data `key` (called now if the data already came). */
-  const data = new Map();
+  const data = new $.Map();
   ns.onData = function onData(key, fn) {
-    dataReceivers.set(key, fn);
-    if (data.has(key)) fn(data.get(key));
+    $.mapSet(dataReceivers, key, fn);
+    if ($.mapHas(data, key)) fn($.mapGet(data, key));
   };
 
   /** Python: a batch of inbound items for one cell; `this` is its JSON text (see the table above). */
   ns.receive = function receive() {
     const batch = parse(this);
     current = batch.cell;
-    for (const item of batch.items) {
+    const items = batch.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
       try {
         const kind = item[0];
         if (kind === "settle") {
-          const p = pending.get(item[1]);
+          const p = $.mapGet(pending, item[1]);
           if (!p) continue;
-          pending.delete(item[1]);
+          $.mapDelete(pending, item[1]);
           if (item[2]) p.resolve(item[3]);
           else p.reject(makeError(item[3], p.site));
         } else if (kind === "fire") {
           fire(item[1]);
         } else if (kind === "data") {
-          data.set(item[1], item[2]);
-          const fn = dataReceivers.get(item[1]);
+          $.mapSet(data, item[1], item[2]);
+          const fn = $.mapGet(dataReceivers, item[1]);
           if (fn) fn(item[2]);
         } else if (kind === "abort") {
           abort(item[1], item[2]);
+        } else if (kind === "forget") {
+          // after an out-of-memory stop: the cell's own globals may hold what filled the heap
+          const names = item[1];
+          for (let k = 0; k < names.length; k++) {
+            try { globalThis[names[k]] = undefined; } catch (_) { /* a non-writable global stays */ }
+          }
         }
       } catch (e) {
         post(`{"t":"uncaught","cell":${quote(current)},"error":${errorText(e)}}`);
@@ -252,25 +291,37 @@ function __mk$i() {
 
   // ---- timers (Python keeps the clock; JS keeps the callbacks) ----------------------------
 
+  const MAX_DELAY = 2147483647; // what fits in 32 bits, as in Node and browsers
+  /** A delay as Node takes it: missing, negative or NaN is 0; beyond 32 bits is 1 ms, with a warning. */
+  function delayOf(ms) {
+    const delay = $.Number(ms);
+    if (delay > MAX_DELAY) {
+      postText("stderr", `TimeoutOverflowWarning: ${delay} does not fit into a 32-bit signed integer.\nTimeout duration was set to 1.\n`);
+      return 1;
+    }
+    return delay >= 0 ? delay : 0;
+  }
+
   function addTimer(fn, ms, args, repeat) {
-    if (typeof fn !== "function") throw new TypeError(`The "callback" argument must be of type function. Received ${ns.inspect(fn)}`);
+    if (typeof fn !== "function") throw new $.TypeError(`The "callback" argument must be of type function. Received ${ns.inspect(fn)}`);
     const id = nextTimer++;
-    const delay = Math.max(0, Number(ms) || 0);
-    timers.set(id, { fn, args, cell: current, repeat });
+    const delay = repeat ? $.max(1, delayOf(ms)) : delayOf(ms);
+    $.mapSet(timers, id, { fn, args, cell: current, repeat });
     post(`{"t":"timer","id":${id},"cell":${quote(current)},"ms":${stringify(delay)},"repeat":${repeat ? "true" : "false"}}`);
     return id;
   }
   function clearTimer(id) {
-    if (timers.delete(Number(id))) post(`{"t":"clear","id":${stringify(Number(id))}}`);
+    if ($.mapDelete(timers, $.Number(id))) post(`{"t":"clear","id":${stringify($.Number(id))}}`);
   }
 
   function fire(id) {
-    const t = timers.get(id);
+    const t = $.mapGet(timers, id);
     if (!t) return;
-    if (!t.repeat) timers.delete(id);
+    if (!t.repeat) $.mapDelete(timers, id);
     current = t.cell;
+    if (__mk$f[0]) return; // interrupted: the cell is being stopped
     try {
-      apply(t.fn, undefined, t.args);
+      $.apply(t.fn, undefined, t.args);
     } catch (e) {
       post(`{"t":"uncaught","cell":${quote(t.cell)},"error":${errorText(e)}}`);
     }
@@ -278,30 +329,30 @@ function __mk$i() {
 
   // mini-racer's own setTimeout polyfill is a non-configurable `var`: overwrite those in place.
   const define = (name, value) => {
-    const d = Object.getOwnPropertyDescriptor(globalThis, name);
+    const d = $.getOwnPropertyDescriptor(globalThis, name);
     if (d && !d.configurable) globalThis[name] = value;
-    else Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+    else $.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
   };
   define("setTimeout", (fn, ms, ...args) => addTimer(fn, ms, args, false));
-  define("setInterval", (fn, ms, ...args) => addTimer(fn, Math.max(1, Number(ms) || 0), args, true));
+  define("setInterval", (fn, ms, ...args) => addTimer(fn, ms, args, true));
   define("setImmediate", (fn, ...args) => addTimer(fn, 0, args, false));
   define("clearTimeout", clearTimer);
   define("clearInterval", clearTimer);
   define("clearImmediate", clearTimer);
   define("sleep", (ms) => new PromiseCtor((resolve) => addTimer(resolve, ms, [], false)));
   // performance.now(): bare V8 has no high-resolution clock; Date.now() is the best there is.
-  const timeOrigin = Date.now();
-  define("performance", { timeOrigin, now: () => Date.now() - timeOrigin });
+  const timeOrigin = $.now();
+  define("performance", { timeOrigin, now: () => $.now() - timeOrigin });
   define("reportError", (e) => post(`{"t":"uncaught","cell":${quote(current)},"error":${errorText(e)}}`));
 
   // ---- console ------------------------------------------------------------------------
 
   let groupIndent = "";
-  const counts = new Map();
-  const clocks = new Map();
+  const counts = new $.Map();
+  const clocks = new $.Map();
   function write(name, args) {
     let text = ns.format(...args);
-    if (groupIndent) text = text.split("\n").map((l) => groupIndent + l).join("\n");
+    if (groupIndent) text = $.join($.map($.split(text, "\n"), (l) => groupIndent + l), "\n");
     postText(name, text + "\n");
   }
   const stdout = (...args) => write("stdout", args);
@@ -310,7 +361,7 @@ function __mk$i() {
     log: stdout, info: stdout, debug: stdout,
     warn: stderr, error: stderr,
     trace: (...args) => {
-      const stack = String(new ErrorCtor().stack || "").split("\n").slice(2).join("\n");
+      const stack = $.join($.slice($.split(String(new ErrorCtor().stack || ""), "\n"), 2), "\n");
       write("stderr", ["Trace" + (args.length ? ": " + ns.format(...args) : "") + "\n" + stack]);
     },
     dir: (value, options) => write("stdout", [ns.inspect(value, options || {})]),
@@ -318,11 +369,11 @@ function __mk$i() {
     assert: (cond, ...args) => { if (!cond) write("stderr", ["Assertion failed" + (args.length ? ": " + ns.format(...args) : "")]); },
     group: (...args) => { if (args.length) stdout(...args); groupIndent += "  "; },
     groupEnd: () => { groupIndent = groupIndent.slice(2); },
-    count: (label = "default") => { const n = (counts.get(label) || 0) + 1; counts.set(label, n); stdout(`${label}: ${n}`); },
-    countReset: (label = "default") => counts.delete(label),
-    time: (label = "default") => clocks.set(label, Date.now()),
-    timeLog: (label = "default", ...args) => stdout(`${label}: ${Date.now() - (clocks.get(label) || Date.now())}ms`, ...args),
-    timeEnd: (label = "default") => { stdout(`${label}: ${Date.now() - (clocks.get(label) || Date.now())}ms`); clocks.delete(label); },
+    count: (label = "default") => { const n = ($.mapGet(counts, label) || 0) + 1; $.mapSet(counts, label, n); stdout(`${label}: ${n}`); },
+    countReset: (label = "default") => $.mapDelete(counts, label),
+    time: (label = "default") => $.mapSet(clocks, label, $.now()),
+    timeLog: (label = "default", ...args) => stdout(`${label}: ${$.now() - ($.mapGet(clocks, label) || $.now())}ms`, ...args),
+    timeEnd: (label = "default") => { stdout(`${label}: ${$.now() - ($.mapGet(clocks, label) || $.now())}ms`); $.mapDelete(clocks, label); },
   };
   consoleObject.groupCollapsed = consoleObject.group;
   define("console", consoleObject);
@@ -331,6 +382,9 @@ function __mk$i() {
 
   /** Publish a MIME bundle now (display_data), or update an earlier one by id. */
   ns.display = function display(bundle, metadata, displayId, update) {
+    if (tooDeep(bundle, MAX_DEPTH) || tooDeep(metadata, MAX_DEPTH)) {
+      throw new $.TypeError(`Cannot display a bundle nested more than ${MAX_DEPTH} levels deep`);
+    }
     post(`{"t":"display","cell":${quote(current)},"data":${bundleText(bundle)},"metadata":${stringify(metadata || {})},` +
       `"id":${displayId ? quote(displayId) : "null"},"update":${update ? "true" : "false"}}`);
   };

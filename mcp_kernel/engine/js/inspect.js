@@ -17,6 +17,7 @@
  */
 (function () {
   'use strict';
+  const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
 
   // ---- Built-ins, captured now so that later monkey-patching by user code cannot affect us.
   const uncurry = Function.prototype.bind.bind(Function.prototype.call);
@@ -41,7 +42,7 @@
   // The type name for typed arrays, undefined for anything else: a brand check that never throws.
   const typedArrayName = uncurry(typedArrayTagGetter);
   const typedArrayLength = getter(TypedArrayProto, 'length');
-  const typedArrayHidden = ['byteLength', 'byteOffset', 'buffer'].map((k) => [k, getter(TypedArrayProto, k)]);
+  const typedArrayHidden = $.map(['byteLength', 'byteOffset', 'buffer'], (k) => [k, getter(TypedArrayProto, k)]);
   const setSize = getter(Set.prototype, 'size');
   const mapSize = getter(Map.prototype, 'size');
   const setValues = uncurry(Set.prototype.values);
@@ -51,26 +52,24 @@
   const bufferByteLength = getter(ArrayBuffer.prototype, 'byteLength');
   const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : undefined;
   const sabByteLength = SAB && getter(SAB.prototype, 'byteLength');
-  const viewGetters = ['byteLength', 'byteOffset', 'buffer'].map((k) => [k, getter(DataView.prototype, k)]);
+  const viewGetters = $.map(['byteLength', 'byteOffset', 'buffer'], (k) => [k, getter(DataView.prototype, k)]);
   const dateGetTime = uncurry(Date.prototype.getTime);
   const dateToISO = uncurry(Date.prototype.toISOString);
   const regexpSource = getter(RegExp.prototype, 'source');
   // Flags are read one by one through the built-in getters: the generic `flags` getter
   // would read (possibly user-defined) properties of the object.
-  const regexpFlags = [['hasIndices', 'd'], ['global', 'g'], ['ignoreCase', 'i'], ['multiline', 'm'],
-    ['dotAll', 's'], ['unicode', 'u'], ['unicodeSets', 'v'], ['sticky', 'y']]
-    .filter(([key]) => getDesc(RegExp.prototype, key)).map(([key, flag]) => [getter(RegExp.prototype, key), flag]);
+  const regexpFlags = $.map($.filter([['hasIndices', 'd'], ['global', 'g'], ['ignoreCase', 'i'], ['multiline', 'm'],
+    ['dotAll', 's'], ['unicode', 'u'], ['unicodeSets', 'v'], ['sticky', 'y']], ([key]) => getDesc(RegExp.prototype, key)), ([key, flag]) => [getter(RegExp.prototype, key), flag]);
   const weakSetHas = uncurry(WeakSet.prototype.has);
   const weakMapHas = uncurry(WeakMap.prototype.has);
-  const BOXES = [['Number', Number], ['String', String], ['Boolean', Boolean], ['BigInt', BigInt], ['Symbol', Symbol]]
-    .map(([type, C]) => ({ type, proto: C.prototype, valueOf: uncurry(C.prototype.valueOf) }));
+  const BOXES = $.map([['Number', Number], ['String', String], ['Boolean', Boolean], ['BigInt', BigInt], ['Symbol', Symbol]], ([type, C]) => ({ type, proto: C.prototype, valueOf: uncurry(C.prototype.valueOf) }));
   const isNativeError = typeof Error.isError === 'function' ? Error.isError : () => false;
   // V8's own `stack` accessor. Calling it runs no user code (except a user-installed
   // Error.prepareStackTrace, which is exactly what such a user wants).
   const stackGetter = (getDesc(new Error(), 'stack') || {}).get;
   const getStack = stackGetter && uncurry(stackGetter);
-  const FUNCTION_TYPES = [[function* () {}, 'GeneratorFunction'], [async function () {}, 'AsyncFunction'],
-    [async function* () {}, 'AsyncGeneratorFunction']].map(([f, type]) => [getProto(f), type]);
+  const FUNCTION_TYPES = $.map([[function* () {}, 'GeneratorFunction'], [async function () {}, 'AsyncFunction'],
+    [async function* () {}, 'AsyncGeneratorFunction']], ([f, type]) => [getProto(f), type]);
 
   const kObjectType = 0;
   const kArrayType = 1;
@@ -81,6 +80,8 @@
   const IDENTIFIER = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
 
   // ---- Safe property access and type information ----------------------------------------
+  // prototypes, captured for checks made while formatting
+  const ArrayProto_ = Array.prototype, ArrayBufferProto_ = ArrayBuffer.prototype, DataViewProto_ = DataView.prototype, DateProto_ = Date.prototype, ErrorProto_ = Error.prototype, MapProto_ = Map.prototype, ObjectProto_ = Object.prototype, PromiseProto_ = Promise.prototype, RangeErrorProto_ = RangeError.prototype, RegExpProto_ = RegExp.prototype, SetProto_ = Set.prototype, WeakMapProto_ = WeakMap.prototype, WeakSetProto_ = WeakSet.prototype;
 
   /** Descriptor of `key` on `obj` or its prototype chain (never runs getters). */
   function findDesc(obj, key) {
@@ -108,7 +109,7 @@
   }
 
   const isPrimitive = (v) => v === null || (typeof v !== 'object' && typeof v !== 'function');
-  const primitiveString = (v, fallback) => (isPrimitive(v) ? String(v) : fallback);
+  const primitiveString = (v, fallback) => (isPrimitive(v) ? $.String(v) : fallback);
 
   function functionName(fn) {
     const name = safeGet(fn, 'name');
@@ -120,7 +121,7 @@
   function ctorNameFrom(desc, chain) {
     if (desc === undefined || typeof desc.value !== 'function') return undefined;
     const name = functionName(desc.value);
-    return name !== '' && chain.includes(safeGet(desc.value, 'prototype')) ? name : undefined;
+    return name !== '' && $.includes(chain, safeGet(desc.value, 'prototype')) ? name : undefined;
   }
 
   // What objects whose first prototype is `proto` inherit: the chain, constructor name and
@@ -130,14 +131,14 @@
     let info = mapGet(ctx.protos, proto);
     if (info !== undefined) return info;
     const chain = [];
-    for (let o = proto; o !== null && chain.length < 1000; o = getProto(o)) chain.push(o);
+    for (let o = proto; o !== null && chain.length < 1000; o = getProto(o)) $.push(chain, o);
     let ctor;
     let tagDesc;
     for (const o of chain) {
       if (ctor === undefined) ctor = ctorNameFrom(getDesc(o, 'constructor'), chain);
       if (tagDesc === undefined) tagDesc = getDesc(o, Symbol.toStringTag);
     }
-    info = { chain, ctor, tagDesc, odd: !chain.includes(ObjectProto) };
+    info = { chain, ctor, tagDesc, odd: !$.includes(chain, ObjectProto) };
     mapSet(ctx.protos, proto, info);
     return info;
   }
@@ -178,7 +179,7 @@
 
   function getKeys(ctx, value) {
     const keys = ctx.showHidden ? ownNames(value) : objectKeys(value);
-    for (const sym of ownSymbols(value)) if (ctx.showHidden || isEnumerable(value, sym)) keys.push(sym);
+    for (const sym of ownSymbols(value)) if (ctx.showHidden || isEnumerable(value, sym)) $.push(keys, sym);
     return keys;
   }
 
@@ -202,23 +203,23 @@
 
   // Own keys other than array indices. V8 lists index keys first, in ascending order.
   function nonIndexKeys(ctx, value, length) {
-    if (length > LARGE_LENGTH) return ownSymbols(value).filter((s) => ctx.showHidden || isEnumerable(value, s));
+    if (length > LARGE_LENGTH) return $.filter(ownSymbols(value), (s) => ctx.showHidden || isEnumerable(value, s));
     const keys = getKeys(ctx, value);
-    return keys.slice(indexKeyCount(keys));
+    return $.slice(keys, indexKeyCount(keys));
   }
 
   // ---- Primitives -------------------------------------------------------------------------
 
   const META = [];
   for (let c = 0; c < 160; c++) {
-    if (c < 32 || c > 126) META[c] = `\\x${c.toString(16).toUpperCase().padStart(2, '0')}`;
+    if (c < 32 || c > 126) META[c] = `\\x${$.padStart(c.toString(16).toUpperCase(), 2, '0')}`;
   }
   Object.assign(META, { 8: '\\b', 9: '\\t', 10: '\\n', 12: '\\f', 13: '\\r', 39: "\\'", 92: '\\\\' });
   // Control characters, backslash, lone surrogates and (unless another quote is used) '.
   const ESCAPE_ALL = /[\x00-\x1f\x27\x5c\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
   const ESCAPE_NO_QUOTE = /[\x00-\x1f\x5c\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
   const escapeChar = (ch) => {
-    const code = ch.charCodeAt(0);
+    const code = $.charCodeAt(ch, 0);
     return code < 160 ? META[code] : `\\u${code.toString(16)}`;
   };
 
@@ -226,13 +227,13 @@
   function quote(str) {
     let open = "'";
     let re = ESCAPE_ALL;
-    if (str.includes("'")) {
-      if (!str.includes('"')) open = '"';
-      else if (!str.includes('`') && !str.includes('${')) open = '`';
+    if ($.includes(str, "'")) {
+      if (!$.includes(str, '"')) open = '"';
+      else if (!$.includes(str, '`') && !$.includes(str, '${')) open = '`';
       if (open !== "'") re = ESCAPE_NO_QUOTE;
     }
     re.lastIndex = 0; // testing first is much cheaper than a replace() that finds nothing
-    return open + (re.test(str) ? str.replace(re, escapeChar) : str) + open;
+    return open + (re.test(str) ? $.replace(str, re, escapeChar) : str) + open;
   }
 
   const formatNumber = (n) => (objectIs(n, -0) ? '-0' : `${n}`);
@@ -243,12 +244,12 @@
         let trailer = '';
         if (value.length > ctx.maxStringLength) {
           const remaining = value.length - ctx.maxStringLength;
-          value = value.slice(0, Math.max(0, ctx.maxStringLength));
+          value = $.slice(value, 0, $.max(0, ctx.maxStringLength));
           trailer = `... ${remaining} more character${remaining > 1 ? 's' : ''}`;
         }
         // Long multi-line strings print one quoted line at a time, joined by '+'.
         if (value.length > 16 && value.length > ctx.breakLength - ctx.indentationLvl - 4) {
-          return value.split(/(?<=\n)/).map(quote).join(` +\n${' '.repeat(ctx.indentationLvl + 2)}`) + trailer;
+          return $.join($.map($.split(value, /(?<=\n)/), quote), ` +\n${$.repeat(' ', ctx.indentationLvl + 2)}`) + trailer;
         }
         return quote(value) + trailer;
       }
@@ -279,7 +280,7 @@
   function formatValue(ctx, value, recurseTimes, typedArray) {
     if (ctx.exhausted) return '';
     if (isPrimitive(value)) return leaf(ctx, value === null ? 'null' : formatPrimitive(ctx, value));
-    if (ctx.seen.includes(value)) {
+    if ($.includes(ctx.seen, value)) {
       let index = ctx.circular && mapGet(ctx.circular, value);
       if (index === undefined) {
         if (!ctx.circular) ctx.circular = new MapCtor();
@@ -297,7 +298,7 @@
       ctx.indentationLvl = indentation;
       let overflow = false;
       try {
-        overflow = isProtoOf(RangeError.prototype, err) && /call stack/.test(safeGet(err, 'message'));
+        overflow = isProtoOf(RangeErrorProto_, err) && /call stack/.test(safeGet(err, 'message'));
       } catch { /* a hostile thrown value: a plain failure */ }
       return leaf(ctx, overflow
         ? '[Object: Inspection interrupted prematurely. Maximum call stack size exceeded.]'
@@ -311,7 +312,7 @@
     const tag = toStringTag(ctx, value, info);
     // Ordinary objects only get the brand checks their prototype chain makes plausible
     // (a failing brand check throws, which is slow); odd chains get all of them.
-    const may = (proto) => info.odd || info.chain.includes(proto);
+    const may = (proto) => info.odd || $.includes(info.chain, proto);
     let keys;
     let base = '';
     let braces = ['{', '}'];
@@ -328,8 +329,8 @@
       if (len === 0 && empty()) return leaf(ctx, `${prefix}[]`);
       extrasType = kArrayExtrasType;
       formatter = formatArray;
-    } else if ((may(Set.prototype) && hasBrand(setSize, value)) || (may(Map.prototype) && hasBrand(mapSize, value))) {
-      const isSet = may(Set.prototype) && hasBrand(setSize, value);
+    } else if ((may(SetProto_) && hasBrand(setSize, value)) || (may(MapProto_) && hasBrand(mapSize, value))) {
+      const isSet = may(SetProto_) && hasBrand(setSize, value);
       const size = isSet ? setSize(value) : mapSize(value);
       const prefix = getPrefix(ctor, tag, isSet ? 'Set' : 'Map', `(${size})`);
       keys = getKeys(ctx, value);
@@ -357,20 +358,20 @@
       } else if (typeof value === 'function') {
         base = functionBase(value, ctor, tag);
         if (empty()) brief = base;
-      } else if (value !== RegExp.prototype && may(RegExp.prototype) && hasBrand(regexpSource, value)) {
-        base = `/${regexpSource(value)}/${regexpFlags.map(([get, f]) => (get(value) ? f : '')).join('')}`;
+      } else if (value !== RegExpProto_ && may(RegExpProto_) && hasBrand(regexpSource, value)) {
+        base = `/${regexpSource(value)}/${$.join($.map(regexpFlags, ([get, f]) => (get(value) ? f : '')), '')}`;
         const prefix = getPrefix(ctor, tag, 'RegExp');
         if (prefix !== 'RegExp ') base = `${prefix}${base}`;
         if (empty() || recurseTimes > ctx.depth) brief = base;
-      } else if (may(Date.prototype) && hasBrand(dateGetTime, value)) {
+      } else if (may(DateProto_) && hasBrand(dateGetTime, value)) {
         base = numberIsNaN(dateGetTime(value)) ? 'Invalid Date' : dateToISO(value);
         const prefix = getPrefix(ctor, tag, 'Date');
         if (empty()) brief = base;
         else if (prefix !== 'Date ') base = `${prefix}${base}`;
-      } else if (isNativeError(value) || info.chain.includes(Error.prototype)) {
+      } else if (isNativeError(value) || $.includes(info.chain, ErrorProto_)) {
         base = formatError(ctx, value, ctor, tag, keys);
         if (empty()) brief = base;
-      } else if ((may(ArrayBuffer.prototype) && hasBrand(bufferByteLength, value)) ||
+      } else if ((may(ArrayBufferProto_) && hasBrand(bufferByteLength, value)) ||
                  (SAB && may(SAB.prototype) && hasBrand(sabByteLength, value))) {
         const shared = !hasBrand(bufferByteLength, value);
         const byteLength = (shared ? sabByteLength : bufferByteLength)(value);
@@ -378,18 +379,18 @@
         // As the [buffer] of a typed array (showHidden) Node prints only the length.
         if (typedArray === undefined) formatter = formatArrayBuffer;
         else if (empty()) return leaf(ctx, `${braces[0]} byteLength: ${formatNumber(byteLength)} }`);
-        keys.unshift({ name: 'byteLength', value: byteLength });
-      } else if (may(DataView.prototype) && hasBrand(viewGetters[0][1], value)) {
+        $.unshift(keys, { name: 'byteLength', value: byteLength });
+      } else if (may(DataViewProto_) && hasBrand(viewGetters[0][1], value)) {
         brace('DataView');
-        keys.unshift(...viewGetters.map(([name, get]) => ({ name, value: get(value) })));
-      } else if (info.chain.includes(Promise.prototype)) {
+        $.unshift(keys, ...$.map(viewGetters, ([name, get]) => ({ name, value: get(value) })));
+      } else if ($.includes(info.chain, PromiseProto_)) {
         brace('Promise', '<unknown>'); // a promise's state cannot be read synchronously from JS
-      } else if (may(WeakSet.prototype) && hasBrand(weakSetHas, value, {})) {
+      } else if (may(WeakSetProto_) && hasBrand(weakSetHas, value, {})) {
         brace('WeakSet', '<items unknown>');
-      } else if (may(WeakMap.prototype) && hasBrand(weakMapHas, value, {})) {
+      } else if (may(WeakMapProto_) && hasBrand(weakMapHas, value, {})) {
         brace('WeakMap', '<items unknown>');
       } else {
-        const box = BOXES.find((b) => may(b.proto) && hasBrand(b.valueOf, value));
+        const box = $.find(BOXES, (b) => may(b.proto) && hasBrand(b.valueOf, value));
         if (box !== undefined) {
           base = boxedBase(ctx, value, box, keys, ctor, tag);
           if (empty()) brief = base;
@@ -401,20 +402,20 @@
     }
     if (brief !== undefined) return leaf(ctx, brief);
     if (recurseTimes > ctx.depth) {
-      const name = getPrefix(ctor, tag, 'Object').slice(0, -1);
+      const name = $.slice(getPrefix(ctor, tag, 'Object'), 0, -1);
       return leaf(ctx, ctor !== null ? `[${name}]` : name);
     }
 
     recurseTimes += 1;
-    ctx.seen.push(value);
+    $.push(ctx.seen, value);
     ctx.currentDepth = recurseTimes;
     const output = formatter(ctx, value, recurseTimes);
     for (let i = 0; i < keys.length && !ctx.exhausted; i++) {
-      output.push(formatProperty(ctx, value, recurseTimes, keys[i], extrasType));
+      $.push(output, formatProperty(ctx, value, recurseTimes, keys[i], extrasType));
     }
     const index = ctx.circular && mapGet(ctx.circular, value);
     if (index !== undefined) base = base === '' ? `<ref *${index}>` : `<ref *${index}> ${base}`;
-    ctx.seen.pop();
+    $.pop(ctx.seen);
     return reduceToSingleString(ctx, output, base, braces, extrasType, recurseTimes, value);
   }
 
@@ -426,11 +427,11 @@
   }
 
   function isClassSource(src) {
-    const brace = src.indexOf('{');
-    if (!src.startsWith('class') || !src.endsWith('}') || brace === -1) return false;
+    const brace = $.indexOf(src, '{');
+    if (!$.startsWith(src, 'class') || !$.endsWith(src, '}') || brace === -1) return false;
     // A '(' before the body means `extends f(...)` (Node prints a function then), unless
     // it only sits in a comment.
-    return !src.slice(5, brace).replace(/\/\/[^\n]*\n|\/\*[\s\S]*?\*\//g, '').includes('(');
+    return !$.includes($.replace($.slice(src, 5, brace), /\/\/[^\n]*\n|\/\*[\s\S]*?\*\//g, ''), '(');
   }
 
   function functionBase(fn, ctor, tag) {
@@ -455,7 +456,7 @@
 
   function boxedBase(ctx, value, box, keys, ctor, tag) {
     const primitive = box.valueOf(value);
-    if (box.type === 'String') keys.splice(0, primitive.length); // index keys repeat the characters
+    if (box.type === 'String') $.splice(keys, 0, primitive.length); // index keys repeat the characters
     let base = `[${box.type}`;
     if (box.type !== ctor) base += ctor === null ? ' (null prototype)' : ` (${ctor})`;
     base += `: ${formatPrimitive(ctx, primitive)}]`;
@@ -464,13 +465,13 @@
 
   // ---- Errors -----------------------------------------------------------------------------
 
-  /** `err.stack`, or what Error.prototype.toString would give, without running user code. */
+  /** `err.stack`, or what ErrorProto_.toString would give, without running user code. */
   function stackString(err) {
     const desc = findDesc(err, 'stack');
     let stack;
     if (desc !== undefined && 'value' in desc) stack = desc.value;
     else if (desc !== undefined && desc.get !== undefined && desc.get === stackGetter) stack = getStack(err);
-    if (stack && isPrimitive(stack)) return String(stack);
+    if (stack && isPrimitive(stack)) return $.String(stack);
     const name = safeGet(err, 'name');
     const message = safeGet(err, 'message');
     const n = name === undefined ? 'Error' : primitiveString(name, 'Error');
@@ -485,32 +486,32 @@
     let stack = stackString(err);
     // Own enumerable name/message/stack already shown in the stack would print twice.
     for (const key of ctx.showHidden ? [] : ['name', 'message', 'stack']) {
-      const at = keys.indexOf(key);
+      const at = $.indexOf(keys, key);
       const v = safeGet(err, key);
-      if (at !== -1 && isPrimitive(v) && stack.includes(String(v))) keys.splice(at, 1);
+      if (at !== -1 && isPrimitive(v) && $.includes(stack, $.String(v))) $.splice(keys, at, 1);
     }
-    if (getDesc(err, 'cause') !== undefined && !keys.includes('cause')) keys.push('cause');
-    if (isArray(safeGet(err, 'errors')) && !keys.includes('errors')) keys.push('errors');
+    if (getDesc(err, 'cause') !== undefined && !$.includes(keys, 'cause')) $.push(keys, 'cause');
+    if (isArray(safeGet(err, 'errors')) && !$.includes(keys, 'errors')) $.push(keys, 'errors');
     stack = improveStack(stack, ctor, name, tag);
 
-    let pos = (typeof message === 'string' && message !== '' && stack.indexOf(message)) || -1;
+    let pos = (typeof message === 'string' && message !== '' && $.indexOf(stack, message)) || -1;
     if (pos !== -1) pos += message.length;
-    const framesAt = stack.indexOf('\n    at', pos);
+    const framesAt = $.indexOf(stack, '\n    at', pos);
     if (framesAt === -1) {
       stack = `[${stack}]`; // no stack trace: bracket it like Node
     } else {
-      const frames = stack.slice(framesAt + 1).split('\n');
+      const frames = $.split($.slice(stack, framesAt + 1), '\n');
       trimCauseFrames(err, frames);
-      stack = `${stack.slice(0, framesAt)}\n${frames.join('\n')}`;
+      stack = `${$.slice(stack, 0, framesAt)}\n${$.join(frames, '\n')}`;
     }
-    return ctx.indentationLvl === 0 ? stack : stack.replace(/\n/g, `\n${' '.repeat(ctx.indentationLvl)}`);
+    return ctx.indentationLvl === 0 ? stack : $.replace(stack, /\n/g, `\n${$.repeat(' ', ctx.indentationLvl)}`);
   }
 
   // Make the first line name the constructor when the error's name does not
   // (`class MyError extends Error {}` prints as "MyError: ...").
   function improveStack(stack, ctor, name, tag) {
     let len = name.length;
-    const regular = name.endsWith('Error') && stack.startsWith(name) &&
+    const regular = $.endsWith(name, 'Error') && $.startsWith(stack, name) &&
       (stack.length === len || stack[len] === ':' || stack[len] === '\n');
     if (ctor !== null && !regular) return stack;
     let fallback = 'Error';
@@ -520,27 +521,27 @@
       len = fallback.length;
       fallback = fallback || 'Error';
     }
-    const prefix = getPrefix(ctor, tag, fallback).slice(0, -1);
+    const prefix = $.slice(getPrefix(ctor, tag, fallback), 0, -1);
     if (name === prefix) return stack;
-    if (prefix.includes(name)) return len === 0 ? `${prefix}: ${stack}` : prefix + stack.slice(len);
-    return `${prefix} [${name}]${stack.slice(len)}`;
+    if ($.includes(prefix, name)) return len === 0 ? `${prefix}: ${stack}` : prefix + $.slice(stack, len);
+    return `${prefix} [${name}]${$.slice(stack, len)}`;
   }
 
   // Frames shared with the cause's stack collapse into one "... N lines matching" note.
   function trimCauseFrames(err, frames) {
     const cause = safeGet(err, 'cause');
-    if (isPrimitive(cause) || !(isNativeError(cause) || isProtoOf(Error.prototype, cause))) return;
+    if (isPrimitive(cause) || !(isNativeError(cause) || isProtoOf(ErrorProto_, cause))) return;
     const causeStack = stackString(cause);
-    const at = causeStack.indexOf('\n    at');
-    const causeFrames = at === -1 ? [] : causeStack.slice(at + 1).split('\n');
+    const at = $.indexOf(causeStack, '\n    at');
+    const causeFrames = at === -1 ? [] : $.split($.slice(causeStack, at + 1), '\n');
     for (let i = 0; i < frames.length - 3; i++) {
-      const pos = causeFrames.indexOf(frames[i]);
+      const pos = $.indexOf(causeFrames, frames[i]);
       if (pos === -1 || causeFrames.length - pos <= 3) continue;
-      const maxLen = Math.min(frames.length - i, causeFrames.length - pos);
+      const maxLen = $.min(frames.length - i, causeFrames.length - pos);
       let len = 1;
       while (len < maxLen && frames[i + len] === causeFrames[pos + len]) len++;
       if (len > 3) {
-        frames.splice(i + 1, len - 2, `    ... ${len - 2} lines matching cause stack trace ...`);
+        $.splice(frames, i + 1, len - 2, `    ... ${len - 2} lines matching cause stack trace ...`);
         return;
       }
     }
@@ -549,7 +550,7 @@
   // ---- Entries ----------------------------------------------------------------------------
 
   const moreItems = (n, what = 'item') => `... ${n} more ${what}${n > 1 ? 's' : ''}`;
-  const shownLength = (ctx, length) => Math.min(Math.max(0, ctx.maxArrayLength), length);
+  const shownLength = (ctx, length) => $.min($.max(0, ctx.maxArrayLength), length);
 
   function formatArray(ctx, value, recurseTimes) {
     const length = value.length;
@@ -557,9 +558,9 @@
     const output = [];
     for (let i = 0; i < max && !ctx.exhausted; i++) {
       if (!hasOwn(value, i)) return formatHoleyArray(ctx, value, recurseTimes, max, output, i);
-      output.push(formatProperty(ctx, value, recurseTimes, i, kArrayType));
+      $.push(output, formatProperty(ctx, value, recurseTimes, i, kArrayType));
     }
-    if (length > max) output.push(moreItems(length - max));
+    if (length > max) $.push(output, moreItems(length - max));
     return output;
   }
 
@@ -574,7 +575,7 @@
         if (hasOwn(value, from)) return from;
         if (--probes === 0) {
           const keys = objectKeys(value);
-          present = keys.slice(0, indexKeyCount(keys));
+          present = $.slice(keys, 0, indexKeyCount(keys));
         }
       }
       if (present === undefined) return length;
@@ -583,11 +584,11 @@
     };
     while (output.length < max && index < length && !ctx.exhausted) {
       const next = nextPresent(index);
-      if (next > index) output.push(`<${next - index} empty item${next - index > 1 ? 's' : ''}>`);
-      else output.push(formatProperty(ctx, value, recurseTimes, index, kArrayType));
-      index = Math.max(next, index + 1);
+      if (next > index) $.push(output, `<${next - index} empty item${next - index > 1 ? 's' : ''}>`);
+      else $.push(output, formatProperty(ctx, value, recurseTimes, index, kArrayType));
+      index = $.max(next, index + 1);
     }
-    if (index < length) output.push(moreItems(length - index));
+    if (index < length) $.push(output, moreItems(length - index));
     return output;
   }
 
@@ -595,13 +596,13 @@
     const length = typedArrayLength(value);
     const max = shownLength(ctx, length);
     const output = [];
-    for (let i = 0; i < max; i++) output.push(leaf(ctx, formatPrimitive(ctx, value[i])));
-    if (length > max) output.push(moreItems(length - max));
+    for (let i = 0; i < max; i++) $.push(output, leaf(ctx, formatPrimitive(ctx, value[i])));
+    if (length > max) $.push(output, moreItems(length - max));
     if (ctx.showHidden) {
       const hidden = [['BYTES_PER_ELEMENT', safeGet(value, 'BYTES_PER_ELEMENT')], ['length', length],
-        ...typedArrayHidden.map(([key, get]) => [key, get(value)])];
+        ...$.map(typedArrayHidden, ([key, get]) => [key, get(value)])];
       ctx.indentationLvl += 2;
-      for (const [key, v] of hidden) output.push(`[${key}]: ${formatValue(ctx, v, recurseTimes, true)}`);
+      for (const [key, v] of hidden) $.push(output, `[${key}]: ${formatValue(ctx, v, recurseTimes, true)}`);
       ctx.indentationLvl -= 2;
     }
     return output;
@@ -615,10 +616,10 @@
       return ['(detached)'];
     }
     const hex = [];
-    for (let i = 0; i < shownLength(ctx, bytes.length); i++) hex.push(bytes[i].toString(16).padStart(2, '0'));
+    for (let i = 0; i < shownLength(ctx, bytes.length); i++) $.push(hex, $.padStart(bytes[i].toString(16), 2, '0'));
     const remaining = bytes.length - ctx.maxArrayLength;
     const more = remaining > 0 ? ` ${moreItems(remaining, 'byte')}` : '';
-    return [leaf(ctx, `[Uint8Contents]: <${hex.join(' ')}${more}>`)];
+    return [leaf(ctx, `[Uint8Contents]: <${$.join(hex, ' ')}${more}>`)];
   }
 
   function formatSet(ctx, value, recurseTimes) {
@@ -638,9 +639,9 @@
     for (let i = 0; i < max && !ctx.exhausted; i++) {
       const step = next(iterator);
       if (step.done) break;
-      output.push(formatEntry(step.value));
+      $.push(output, formatEntry(step.value));
     }
-    if (size > max) output.push(moreItems(size - max));
+    if (size > max) $.push(output, moreItems(size - max));
     ctx.indentationLvl -= 2;
     return output;
   }
@@ -671,9 +672,9 @@
     }
     if (type === kArrayType) return str;
     let name;
-    if (typeof key === 'symbol') name = `[${symToString(key).replace(ESCAPE_ALL, escapeChar)}]`;
+    if (typeof key === 'symbol') name = `[${$.replace(symToString(key), ESCAPE_ALL, escapeChar)}]`;
     else if (key === '__proto__') name = "['__proto__']";
-    else if (desc.enumerable === false) name = `[${key.replace(ESCAPE_ALL, escapeChar)}]`;
+    else if (desc.enumerable === false) name = `[${$.replace(key, ESCAPE_ALL, escapeChar)}]`;
     else name = IDENTIFIER.test(key) ? key : quote(key);
     return `${leaf(ctx, name)}: ${str}`;
   }
@@ -699,13 +700,13 @@
       if (ctx.currentDepth - recurseTimes < ctx.compact && entries === output.length) {
         const start = output.length + ctx.indentationLvl + braces[0].length + base.length + 10;
         if (isBelowBreakLength(ctx, output, start, base)) {
-          const joined = output.join(', ');
-          if (!joined.includes('\n')) return `${head}${braces[0]} ${joined} ${braces[1]}`;
+          const joined = $.join(output, ', ');
+          if (!$.includes(joined, '\n')) return `${head}${braces[0]} ${joined} ${braces[1]}`;
         }
       }
     }
-    const indentation = `\n${' '.repeat(ctx.indentationLvl)}`;
-    return `${head}${braces[0]}${indentation}  ${output.join(`,${indentation}  `)}${indentation}${braces[1]}`;
+    const indentation = `\n${$.repeat(' ', ctx.indentationLvl)}`;
+    return `${head}${braces[0]}${indentation}  ${$.join(output, `,${indentation}  `)}${indentation}${braces[1]}`;
   }
 
   function isBelowBreakLength(ctx, output, start, base) {
@@ -715,7 +716,7 @@
       total += entry.length;
       if (total > ctx.breakLength) return false;
     }
-    return base === '' || !base.includes('\n');
+    return base === '' || !$.includes(base, '\n');
   }
 
   function isNumericElement(value, i) {
@@ -733,7 +734,7 @@
     const dataLen = [];
     for (let i = 0; i < outputLength; i++) {
       const len = output[i].length;
-      dataLen.push(len);
+      $.push(dataLen, len);
       totalLength += len + separatorSpace;
       if (maxLength < len) maxLength = len;
     }
@@ -744,32 +745,32 @@
     }
     // Aim for a roughly square block (a character is ~2.5 times as tall as wide); the
     // bias adds columns when entries are short.
-    const averageBias = Math.sqrt(actualMax - totalLength / output.length);
-    const biasedMax = Math.max(actualMax - 3 - averageBias, 1);
-    const columns = Math.min(Math.round(Math.sqrt(2.5 * biasedMax * outputLength) / biasedMax),
-      Math.floor((ctx.breakLength - ctx.indentationLvl) / actualMax), ctx.compact * 4, 15);
+    const averageBias = $.sqrt(actualMax - totalLength / output.length);
+    const biasedMax = $.max(actualMax - 3 - averageBias, 1);
+    const columns = $.min($.round($.sqrt(2.5 * biasedMax * outputLength) / biasedMax),
+      $.floor((ctx.breakLength - ctx.indentationLvl) / actualMax), ctx.compact * 4, 15);
     if (columns <= 1) return output;
     const maxLineLength = [];
     for (let i = 0; i < columns; i++) {
       let lineLength = 0;
       for (let j = i; j < output.length; j += columns) if (dataLen[j] > lineLength) lineLength = dataLen[j];
-      maxLineLength.push(lineLength + separatorSpace);
+      $.push(maxLineLength, lineLength + separatorSpace);
     }
     // Numbers are right-aligned, anything else left-aligned.
     let padStart = value !== undefined;
     for (let i = 0; padStart && i < output.length; i++) padStart = isNumericElement(value, i);
     const grouped = [];
     for (let i = 0; i < outputLength; i += columns) {
-      const max = Math.min(i + columns, outputLength);
+      const max = $.min(i + columns, outputLength);
       let line = '';
       let j = i;
       for (; j < max - 1; j++) {
         const cell = `${output[j]}, `;
-        line += padStart ? cell.padStart(maxLineLength[j - i]) : cell.padEnd(maxLineLength[j - i]);
+        line += padStart ? $.padStart(cell, maxLineLength[j - i]) : $.padEnd(cell, maxLineLength[j - i]);
       }
-      grouped.push(line + (padStart ? output[j].padStart(maxLineLength[j - i] - separatorSpace) : output[j]));
+      $.push(grouped, line + (padStart ? $.padStart(output[j], maxLineLength[j - i] - separatorSpace) : output[j]));
     }
-    if (ctx.maxArrayLength < output.length) grouped.push(output[outputLength]);
+    if (ctx.maxArrayLength < output.length) $.push(grouped, output[outputLength]);
     return grouped;
   }
 
@@ -813,7 +814,7 @@
       };
       const out = formatValue(ctx, value, 0);
       if (!ctx.exhausted && out.length <= ctx.maxChars) return out;
-      return `${out.slice(0, ctx.maxChars)}\n... (output truncated at ${ctx.maxChars} characters)`;
+      return `${$.slice(out, 0, ctx.maxChars)}\n... (output truncated at ${ctx.maxChars} characters)`;
     } catch {
       return fallbackText(value);
     }
@@ -834,7 +835,7 @@
         return inspect(arg, opts);
       }
     }
-    return isPrimitive(arg) ? String(arg) : inspect(arg, { ...opts, depth: 0 });
+    return isPrimitive(arg) ? $.String(arg) : inspect(arg, { ...opts, depth: 0 });
   }
 
   function formatJson(arg) {
@@ -883,21 +884,21 @@
               default: continue;
             }
             if (piece === null) { // "%%"
-              str += first.slice(lastPos, i);
+              str += $.slice(first, lastPos, i);
             } else {
-              if (lastPos !== i - 1) str += first.slice(lastPos, i - 1);
+              if (lastPos !== i - 1) str += $.slice(first, lastPos, i - 1);
               str += piece;
             }
             lastPos = i + 1;
           } else if (next === '%') {
-            str += first.slice(lastPos, i);
+            str += $.slice(first, lastPos, i);
             lastPos = i + 1;
           }
         }
         if (lastPos !== 0) {
           a++;
           join = ' ';
-          if (lastPos < first.length) str += first.slice(lastPos);
+          if (lastPos < first.length) str += $.slice(first, lastPos);
         }
       }
       for (; a < args.length; a++, join = ' ') {
@@ -920,7 +921,7 @@
 
   /**
    * JSON text for `value` if it is an object or array that survives a JSON round trip
-   * unchanged: plain objects (Object.prototype or null prototype) with only enumerable data
+   * unchanged: plain objects (ObjectProto_ or null prototype) with only enumerable data
    * properties, hole-free arrays, no cycles, and leaves that are strings, finite numbers
    * other than -0, booleans or null. Otherwise undefined, as also when the text would
    * exceed `maxBytes` characters (default 10,000,000). Never runs user code.
@@ -928,11 +929,15 @@
    * @param {number} [maxBytes]
    * @returns {string|undefined}
    */
+  const MAX_JSON_DEPTH = 100;
+
   function jsonValue(value, maxBytes) {
     try {
       if (isPrimitive(value)) return undefined;
-      // JSON.stringify would call an inherited toJSON: give up rather than run it.
-      if (findDesc(Array.prototype, 'toJSON') || findDesc(ObjectProto, 'toJSON')) return undefined;
+      // JSON.stringify would call an inherited toJSON: give up rather than run it. (The runtime
+      // claims both places with an inert undefined, see intrinsics.js.)
+      const inherited = [findDesc(ArrayProto_, 'toJSON'), findDesc(ObjectProto, 'toJSON')];
+      if ($.some(inherited, (d) => d !== undefined && (typeof d.value === 'function' || d.get || d.set))) return undefined;
       const limit = typeof maxBytes === 'number' ? maxBytes : 10000000;
       if (!jsonSafe(value, { size: 0, limit, stack: [] })) return undefined;
       const text = jsonStringify(value); // validated: plain data only, so no user code runs
@@ -942,7 +947,7 @@
     }
   }
 
-  // Would JSON.parse(JSON.stringify(v)) give v back? state.size is a lower bound of the
+  // Would $.parse(jsonStringify(v)) give v back? state.size is a lower bound of the
   // text length, so that huge values are given up early.
   function jsonSafe(v, state) {
     switch (typeof v) {
@@ -962,15 +967,16 @@
   }
 
   function jsonContainerSafe(v, state) {
-    if (state.stack.includes(v) || ownSymbols(v).length !== 0) return false;
+    // Deeper than this is not worth a JSON view, and would overflow the parser on the other side.
+    if (state.stack.length >= MAX_JSON_DEPTH || $.includes(state.stack, v) || ownSymbols(v).length !== 0) return false;
     const array = isArray(v);
     const proto = getProto(v);
-    if (array ? proto !== Array.prototype : proto !== ObjectProto && proto !== null) return false;
+    if (array ? proto !== ArrayProto_ : proto !== ObjectProto && proto !== null) return false;
     if (array && state.size + 2 * v.length > state.limit) return false; // at least "0," each
     // Arrays: as many keys as elements means no holes and no (enumerable) extra properties.
     const names = array ? objectKeys(v) : ownNames(v);
     if (array && names.length !== v.length) return false;
-    state.stack.push(v);
+    $.push(state.stack, v);
     state.size += 2;
     for (let i = 0; i < names.length; i++) {
       const desc = getDesc(v, array ? i : names[i]);
@@ -978,7 +984,7 @@
       if (!array) state.size += names[i].length + 3;
       if (!jsonSafe(desc.value, state)) return false;
     }
-    state.stack.pop();
+    $.pop(state.stack);
     return true;
   }
 

@@ -2,6 +2,7 @@
 // completing `a.b.` must never run a getter, a Proxy-free accessor, or any other user code.
 (function installIntrospect() {
   "use strict";
+  const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
   const HIDDEN = new Set(["__mcp2repl"]);
 
@@ -35,7 +36,7 @@
     let src;
     try { src = Function.prototype.toString.call(fn); } catch (_) { return name + "(…)"; }
     if (/\{\s*\[native code\]\s*\}\s*$/.test(src)) return `${name}(${fn.length ? Array.from({ length: fn.length }, (_, i) => "arg" + i).join(", ") : ""})`;
-    src = src.replace(/__mk\$f\[0\]&&__mk\$i\(\);/g, "");
+    src = $.replace($.replace($.replace(src, /__mk\$f\[0\]&&__mk\$i\(\);/g, ""), /\(__mk\$f\[0\]&&__mk\$i\(\),/g, ""), /\/\*__mk\$\*\/\)/g, "");
     let m = /^[^(=]*\(([^)]*)\)/.exec(src) || /^\s*(?:async\s+)?([\w$]+)\s*=>/.exec(src);
     if (/^class[\s{]/.test(src)) {
       const ctor = /constructor\s*\(([^)]*)\)/.exec(src);

@@ -3,6 +3,7 @@
 // two styles: both pick columns, stringify cells and cap widths the same way.
 (function installTable() {
   "use strict";
+  const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
   const { isArray } = Array;
   const stringify = JSON.stringify;
@@ -14,18 +15,18 @@
       return t === undefined ? "null" : t;
     }
     if (depth > 8) return isArray(v) ? "[…]" : "{…}";
-    if (isArray(v)) return "[" + v.map((x) => spaced(x, depth + 1)).join(", ") + "]";
-    return "{" + Object.keys(v).map((k) => `${stringify(k)}: ${spaced(v[k], depth + 1)}`).join(", ") + "}";
+    if (isArray(v)) return "[" + $.join($.map(v, (x) => spaced(x, depth + 1)), ", ") + "]";
+    return "{" + $.join($.map($.keys(v), (k) => `${stringify(k)}: ${spaced(v[k], depth + 1)}`), ", ") + "}";
   }
 
   function cellText(v, style) {
     if (v === null || v === undefined) return "";
     if (style === "box") return typeof v === "string" ? v : ns.inspect(v, { depth: 0 });
     const text = typeof v === "string" ? v : spaced(v, 0);
-    return text.length <= 60 ? text : text.slice(0, 59) + "…";
+    return text.length <= 60 ? text : $.slice(text, 0, 59) + "…";
   }
 
-  const fit = (text, width) => (text.length <= width ? text.padEnd(width) : text.slice(0, Math.max(0, width - 1)) + "…");
+  const fit = (text, width) => (text.length <= width ? $.padEnd(text, width) : $.slice(text, 0, $.max(0, width - 1)) + "…");
 
   /**
    * A text table of `data` (an array of records, or an object whose values are records);
@@ -36,33 +37,33 @@
   ns.textTable = function textTable(data, options = {}) {
     const style = options.style || "simple";
     const box = style === "box";
-    const rows = isArray(data) ? data : data !== null && typeof data === "object" ? Object.values(data) : null;
-    if (!rows || !rows.length || !rows.every((r) => r !== null && typeof r === "object")) return ns.inspect(data);
+    const rows = isArray(data) ? data : data !== null && typeof data === "object" ? $.values(data) : null;
+    if (!rows || !rows.length || !$.every(rows, (r) => r !== null && typeof r === "object")) return ns.inspect(data);
     const maxRows = options.maxRows || 50;
     const maxCols = options.maxCols || (box ? 20 : 12);
-    const shown = rows.slice(0, maxRows);
+    const shown = $.slice(rows, 0, maxRows);
     const cols = [];
-    for (const r of shown) for (const k of Object.keys(r)) if (!cols.includes(k) && cols.length < maxCols) cols.push(k);
+    for (const r of shown) for (const k of $.keys(r)) if (!$.includes(cols, k) && cols.length < maxCols) $.push(cols, k);
     const head = box ? ["(index)", ...cols] : cols;
-    const body = shown.map((r, i) => {
-      const cells = cols.map((c) => cellText(r[c], style));
-      return box ? [String(i), ...cells] : cells;
+    const body = $.map(shown, (r, i) => {
+      const cells = $.map(cols, (c) => cellText(r[c], style));
+      return box ? [$.String(i), ...cells] : cells;
     });
-    const widths = head.map((h, j) => Math.min(40, Math.max(h.length, ...body.map((row) => row[j].length))));
+    const widths = $.map(head, (h, j) => $.min(40, $.max(h.length, ...$.map(body, (row) => row[j].length))));
     if (box) {
-      const line = (row) => "│ " + row.map((c, j) => fit(c, widths[j])).join(" │ ") + " │";
-      const bar = (l, m, r) => l + widths.map((w) => "─".repeat(w + 2)).join(m) + r;
-      return [bar("┌", "┬", "┐"), line(head), bar("├", "┼", "┤"), ...body.map(line), bar("└", "┴", "┘")].join("\n");
+      const line = (row) => "│ " + $.join($.map(row, (c, j) => fit(c, widths[j])), " │ ") + " │";
+      const bar = (l, m, r) => l + $.join($.map(widths, (w) => $.repeat("─", w + 2)), m) + r;
+      return $.join([bar("┌", "┬", "┐"), line(head), bar("├", "┼", "┤"), ...$.map(body, line), bar("└", "┴", "┘")], "\n");
     }
     const limit = options.width || 120;
     const total = () => widths.reduce((a, w) => a + w, 0) + 3 * (widths.length - 1);
     while (total() > limit) { // narrow the widest column until the table fits the terminal
-      const j = widths.lastIndexOf(Math.max(...widths));
+      const j = $.lastIndexOf(widths, $.max(...widths));
       if (widths[j] <= 4) break;
       widths[j] -= 1;
     }
-    const line = (row) => row.map((c, j) => fit(c, widths[j])).join("   ");
-    const text = [line(head), "─".repeat(total()), ...body.map(line)].join("\n").replace(/\s+$/, "");
+    const line = (row) => $.join($.map(row, (c, j) => fit(c, widths[j])), "   ");
+    const text = $.replace($.join([line(head), $.repeat("─", total()), ...$.map(body, line)], "\n"), /\s+$/, "");
     return rows.length > shown.length ? `${text}\n… ${rows.length - shown.length} more rows` : text;
   };
 })();

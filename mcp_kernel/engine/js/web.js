@@ -293,6 +293,8 @@
     }
     // A bare promise job would turn a throw into a silently unhandled rejection; catch and report instead.
     Promise.resolve().then(() => {
+      // an interrupted cell stops here too: a callback that queues itself forever never checks a flag
+      if (typeof __mk$f !== 'undefined' && __mk$f[0]) return;
       try { callback(); } catch (err) { if (typeof globalThis.reportError === 'function') globalThis.reportError(err); }
     });
   }
@@ -313,6 +315,6 @@
     return btoa(codesToString(view, view.length));
   };
 
-  ns.web = { hasOwn, getter, objectTag, setTag, domError, toUSV, codesToString, utf8Encode, decodeUtf8, newDecoderState, install };
+  ns.web = { hasOwn, getter, objectTag, setTag, domError, toUSV, codesToString, utf8Encode, decodeUtf8, newDecoderState, install, atob, btoa };
   install({ TextEncoder, TextDecoder, atob, btoa, queueMicrotask });
 })();
