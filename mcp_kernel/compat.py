@@ -116,6 +116,17 @@ async def dispatch_beside(kernel: Any, msg: Any, header: dict[str, Any], spawn: 
         kernel.set_parent(shell_ident, shell_parent, channel="shell")
 
 
+def input_request(kernel: Any, prompt: str, password: bool = False) -> str:
+    """Ask the frontend for a line of input (Jupyter's input_request) and wait for the reply.
+
+    ipykernel's public ``raw_input`` refuses unless the kernel set the private ``_allow_stdin``
+    (IPython's kernel does in its own do_execute); the caller here has checked ``allow_stdin``.
+    Blocking: run it in a thread.
+    """
+    ident = kernel._get_shell_context_var(kernel._shell_parent_ident)
+    return str(kernel._input_request(str(prompt), ident, kernel.get_parent("shell"), password=password))
+
+
 def protocol_version() -> str:
     """The messaging protocol ipykernel implements (it has no public name for it)."""
     from ipykernel._version import kernel_protocol_version

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from . import __version__, api, display
+from . import __version__, api, display, rundir
 from .api import completion as tool_completion
 from .api.discovery import DiscoveryApi
-from .api.tools import ConnectPolicy, ToolsApi
+from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
 from .display import artifacts
 from .display.artifacts import ArtifactStore, default_root
 from .display.banner import banner_lines
@@ -76,6 +76,11 @@ class SessionOptions:
     artifact_dir: Path | None = None  # default: MCP2REPL_ARTIFACT_DIR, else <cwd>/.mcp2repl/artifacts
     #: "any" lets cells start servers of their choosing with api.connect (gives up the sandbox)
     allow_connect: str = field(default_factory=lambda: os.environ.get("MCP2REPL_ALLOW_CONNECT") or "configured")
+    #: bytes of tool results one cell may pull in (the intermediate-transfer budget)
+    transfer_budget_mb: float = field(default_factory=lambda: _env_float("MCP2REPL_TRANSFER_BUDGET_MB", 64))
+    #: what hosts this session (a kernel's connection file, a CLI session's name): its next start
+    #: reports how the last one ended if it died (see rundir); empty for a library user
+    owner: str = ""
 
 
 class Output(Protocol):
@@ -178,7 +183,16 @@ class Session:
         self.artifacts = ArtifactStore(self.options.artifact_dir or default_root(self.options.cwd), config_files(self.options))
         artifacts.register(self.engine, self.artifacts, self.redactor.text)
         self.servers = _Servers()
-        ToolsApi(self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text).register(self.engine)
+        self._askers: dict[str, Ask] = {}
+        #: said once, on the first cell's stderr (and in the banner): how the last run ended
+        self.startup_notes: list[str] = []
+        if self.options.owner:  # a scan of a few small files, before any loop runs
+            self.startup_notes = rundir.previous_end(self.options.owner)
+            rundir.current().record_owner(self.options.owner)
+        self._noted = False
+        limits = Limits(transfer_budget=int(self.options.transfer_budget_mb * (1 << 20)))
+        tools = ToolsApi(self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text, limits, self._askers.get)
+        tools.register(self.engine)
         DiscoveryApi(self.servers).register(self.engine)
 
     # ---- life cycle ---------------------------------------------------------------------------
@@ -222,7 +236,7 @@ class Session:
         else:
             available, source = dict(config.available), str(config.source)
         rule = "any" if "any" in (self.options.allow_connect, config.allow_connect if config else "") else "configured"
-        return ConnectPolicy(rule, available, source)
+        return ConnectPolicy(rule, available, source, confirm_destructive=bool(config and config.confirm_destructive))
 
     async def close(self) -> None:
         await self.engine.close()
@@ -241,8 +255,13 @@ class Session:
         cell: str | None = None,
         progress: Progress = "display",
         time_limit: float | None = None,
+        ask: Ask | None = None,
     ) -> Result:
-        """Run one cell. ``cell`` names it in tracebacks (default ``cell[N]``, counting from 1)."""
+        """Run one cell. ``cell`` names it in tracebacks (default ``cell[N]``, counting from 1).
+
+        ``ask`` puts a question to the person at the notebook (Jupyter's input request); without it,
+        whatever needs an answer (a destructive tool behind the approval gate) is refused with a reason.
+        """
         if cell is None:
             self._count += 1
             cell = f"cell[{self._count}]"
@@ -258,6 +277,14 @@ class Session:
             stderr=lambda text: out.stream("stderr", text),
         )
         self._traces[cell] = trace
+        if ask is not None:
+            self._askers[cell] = ask
+        if self.options.owner:
+            rundir.current().record_cell(cell, code)
+        if not self._noted:
+            self._noted = True
+            if self.startup_notes:
+                out.stream("stderr", "".join(f"[mcp2repl] {line}\n" for line in self.startup_notes))
         ticker = asyncio.ensure_future(_tick(trace))
         try:
             loading = self.servers.done
@@ -269,7 +296,10 @@ class Session:
             ticker.cancel()
             trace.finish()
             self._traces.pop(cell, None)
+            self._askers.pop(cell, None)
             self._summarise_logs(cell, out)
+            if self.options.owner:
+                rundir.current().record_idle()
         return self._masked(Result(outcome.data, outcome.error, trace.records()))
 
     def _masked(self, result: Result) -> Result:
@@ -347,6 +377,10 @@ class Session:
         manager = self.servers.loaded
         data = tool_completion.inspect(code, cursor, manager.catalog, manager.observed) if manager else None
         return data if data is not None else await introspection.inspect(self.engine, code, cursor)
+
+    def notes(self) -> list[str]:
+        """The start-up notes, masked (the config's secrets are known once ``start`` read it)."""
+        return [self.redactor.text(line) for line in self.startup_notes]
 
     def server_lines(self) -> list[str]:
         """The banner's server lines: every server with its state, then config problems."""

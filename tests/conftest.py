@@ -32,6 +32,15 @@ ECHO = str(SERVERS / "echo_server.py")
 EVERYTHING = FIXTURES / "node" / "node_modules" / ".bin" / "mcp-server-everything"
 #: Config-level env vars of the runner must not leak into the kernels and sessions started here.
 OWN_VARS = ("MCP2REPL_CONFIG", "MCP2REPL_PROFILE", "MCP2REPL_SERVER")
+#: Run folders (server logs, crash records) of everything started here stay out of the user's home.
+STATE_DIR = tempfile.mkdtemp(prefix="mcp2repl-test-state-")
+os.environ["MCP2REPL_STATE_DIR"] = STATE_DIR
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    import shutil
+
+    shutil.rmtree(STATE_DIR, ignore_errors=True)
 
 
 # ---- raw V8 ------------------------------------------------------------------------------------
@@ -44,6 +53,9 @@ def load_v8(*files: str, preamble: str = "") -> Any:
     """
     from py_mini_racer import MiniRacer
 
+    from mcp_kernel.engine.context import configure_v8
+
+    configure_v8()  # flags are per process: the first context must not start V8 without them
     ctx = MiniRacer()
     if preamble:
         ctx.eval(preamble)
@@ -276,6 +288,7 @@ class KernelProcess:
         if cwd is not None:
             extra["cwd"] = str(cwd)
         self.km, self.kc = start_new_kernel(kernel_name="mcp2repl", **extra)
+        self.kc.allow_stdin = False  # like nbclient and papermill; tests that answer input requests say so
         self.pid: int = self.km.provisioner.pid  # type: ignore[union-attr]
 
     def run(self, code: str, timeout: float = 30) -> Cell:
@@ -340,10 +353,11 @@ class KernelProcess:
         self.run("await api.servers({wait: true})", timeout=60)
 
     def server_processes(self) -> dict[str, Any]:
-        """The kernel's child processes (psutil), keyed by their command line."""
+        """The kernel's child processes (psutil), keyed by their command line; not its crash watcher (see rundir)."""
         import psutil
 
-        return {" ".join(p.cmdline()): p for p in psutil.Process(self.pid).children(recursive=True)}
+        children = {" ".join(p.cmdline()): p for p in psutil.Process(self.pid).children(recursive=True)}
+        return {cmd: p for cmd, p in children.items() if "mcp_kernel/rundir.py" not in cmd}
 
     def server_process(self, *needles: str) -> Any:
         found = [p for cmd, p in self.server_processes().items() if all(n in cmd for n in needles)]

@@ -69,7 +69,7 @@ def test_ipykernel_private_names_still_exist() -> None:
     assert compat.protocol_version().startswith("5.")
     assert "_execute_sleep" in Kernel.class_traits()
     assert compat.no_reply_sleep().default_value == 0.0
-    for name in ("_get_shell_context_var", "_publish_status", "get_parent", "set_parent", "dispatch_shell"):
+    for name in ("_get_shell_context_var", "_publish_status", "_input_request", "get_parent", "set_parent", "dispatch_shell"):
         assert callable(getattr(Kernel, name, None)), name
     assert "_shell_parent_ident" in Kernel.__annotations__, "_shell_parent_ident"
     names = OutStream.__init__.__code__.co_names

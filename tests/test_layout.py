@@ -28,9 +28,10 @@ ALLOWED = {
     "servers": {"compat"},
     "display": {"engine", "compat"},
     "api": {"engine", "display", "servers", "compat"},
-    "session": {"engine", "display", "servers", "api", "compat"},
-    "kernel": {"session", "compat"},
-    "cli": {"session", "compat"},
+    "rundir": set(),
+    "session": {"engine", "display", "servers", "api", "compat", "rundir"},
+    "kernel": {"session", "compat", "rundir"},
+    "cli": {"session", "compat", "rundir"},
     "demo": set(),
     "__main__": {"cli", "kernel"},
 }

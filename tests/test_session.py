@@ -55,7 +55,7 @@ def test_late_output_goes_to_the_cell_that_made_it(s: SessionHarness) -> None:
 
 def test_tool_errors_and_argument_checks(s: SessionHarness) -> None:
     result, _ = s.run("await mcp.echo.fail({ message: 'nope' })")
-    assert (result.error.name, result.error.message) == ("ToolError", "echo.fail: nope")
+    assert (result.error.name, result.error.message) == ("ToolError", "nope")
     result, _ = s.run("await mcp.echo.add({ a: 'x', b: 1 })")
     assert result.error.name == "TypeError"
     assert result.error.message.startswith('mcp.echo.add: argument "a" must be number, got string "x"\n  Signature: add(args: {')
@@ -117,3 +117,11 @@ def test_a_session_runs_without_ipykernel(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "{ sum: 42 } False"
+
+
+def test_a_failing_call_nobody_awaits_is_reported(s: SessionHarness) -> None:
+    result, out = s.run("mcp.echo.fail({ message: 'unseen' }); 'sent'")
+    assert result.data["text/plain"] == "'sent'"
+    _, after = s.run("await sleep(300); 1")  # the rejection arrives after the cell ended
+    text = out.text("stderr") + after.text("stderr")
+    assert "Uncaught (in promise) ToolError: echo.fail: unseen" in text

@@ -18,6 +18,8 @@
       this.server = details.server;
       this.tool = details.tool;
       this.code = details.code;
+      // shown once, before the message, where the error is rendered (the message stays the server's)
+      if (details.server && details.tool) this.context = `${details.server}.${details.tool}`;
       if (details.data !== undefined) this.data = details.data;
     }
   }
@@ -62,7 +64,7 @@
     const texts = $.map($.filter((result.content || []), (c) => c.type === "text"), (c) => c.text);
     // The Python SDK prefixes every tool error with this; the server and tool are named anyway.
     const text = $.replace($.join(texts, "\n"), /^Error executing tool [^:]+: /, "");
-    const message = `${where.server}.${where.tool}: ${text || "the tool reported an error"}`;
+    const message = text || "the tool reported an error";
     const data = result.structuredContent;
     return new ToolError(message, { server: where.server, tool: where.tool, code: "tool_error", data });
   }
@@ -117,7 +119,8 @@
   }
 
   function toolFunction(target, label, description) {
-    const fn = (args, options) => invoke(target, label, args, options);
+    // tracked: a failing call nobody awaits is reported (engine/js/promises.js)
+    const fn = (args, options) => ns.tracked(invoke(target, label, args, options));
     define(fn, "name", label);
     if (description) define(fn, "__doc__", description);
     return fn;
@@ -162,7 +165,7 @@
     catalog = next;
     const m = {};
     for (const s of catalog.servers) m[s.safe] = serverNamespace(s);
-    define(m, "call", (name, args, options) => invoke({ name: $.String(name) }, `mcp.call("${name}")`, args, options));
+    define(m, "call", (name, args, options) => ns.tracked(invoke({ name: $.String(name) }, `mcp.call("${name}")`, args, options)));
     const byName = {};
     for (const t of catalog.tools) {
       byName[t.qualified] = toolFunction({ server: t.server, tool: t.name }, `mcp.tools["${t.qualified}"]`, t.description);
@@ -213,7 +216,7 @@
   // ---- api: servers ------------------------------------------------------------------------
 
   /** Call a tool by exact server and tool name. */
-  api.callTool = (server, tool, args, options) => invoke({ server: $.String(server), tool: $.String(tool) }, `api.callTool("${server}", "${tool}")`, args, options);
+  api.callTool = (server, tool, args, options) => ns.tracked(invoke({ server: $.String(server), tool: $.String(tool) }, `api.callTool("${server}", "${tool}")`, args, options));
   /** Each server: name, transport, state, tool count, config source, last error. `{wait: true}` waits for starting servers. */
   api.servers = (options) => ns.call("api.servers", options || {});
   /** Connect a server from a cell (same spec shape as a config entry); its tools are usable at once. */

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 Traces = Callable[[str], CellTrace | None]
 
 
+Ask = Callable[[str], Awaitable[str]]  # a question for the person at the notebook; their answer
+
+
 @dataclass
 class ConnectPolicy:
     """Which servers a cell may start: only those a config file defines (``configured``), or any (``any``).
@@ -43,6 +46,14 @@ class ConnectPolicy:
     rule: str
     available: dict[str, ServerSpec]
     source: str
+    confirm_destructive: bool = False  # the config's default for servers that do not say
+
+
+@dataclass
+class Limits:
+    """What one cell may do with tools: how many bytes of results it may pull in."""
+
+    transfer_budget: int = 64 << 20
 
 
 class Servers(Protocol):
@@ -69,13 +80,23 @@ class ToolsApi:
     """Handlers for calls, resources and prompts, and server management from cells."""
 
     def __init__(
-        self, servers: Servers, traces: Traces, base_dir: Path, policy: Callable[[], ConnectPolicy], redact: Callable[[str], str]
+        self,
+        servers: Servers,
+        traces: Traces,
+        base_dir: Path,
+        policy: Callable[[], ConnectPolicy],
+        redact: Callable[[str], str],
+        limits: Limits | None = None,
+        asker: Callable[[str], Ask | None] = lambda cell: None,
     ) -> None:
         self.servers = servers
         self.traces = traces
         self.base_dir = base_dir
         self.policy = policy
         self.redact = redact  # configured secrets never reach JS in messages, states or logs
+        self.limits = limits or Limits()
+        self.asker = asker  # the running cell's way to ask the person (None: nobody can answer)
+        self._asking = asyncio.Lock()
 
     def register(self, engine: Engine) -> None:
         handlers = {
@@ -126,6 +147,7 @@ class ToolsApi:
         except ValueError as exc:
             raise BridgeError("TypeError", str(exc), server=entry.server, tool=entry.name) from None
 
+        await self._confirm(entry, manager.connections[entry.server].spec, args, ctx.cell)
         trace = self.traces(ctx.cell)
         record = trace.begin(entry.server, entry.name, len(json.dumps(args))) if trace else None
 
@@ -139,7 +161,7 @@ class ToolsApi:
         except unavailable as exc:
             if trace and record:
                 trace.end(record, False, error="server_unavailable")
-            raise BridgeError("ToolError", str(exc), server=entry.server, tool=entry.name, code="server_unavailable") from None
+            raise BridgeError("ToolError", str(exc), server=entry.server, tool=entry.name, code="server_unavailable", context=entry.qualified) from None
         except mcp_error as exc:
             if trace and record:
                 trace.end(record, False, error=str(exc.error.code))  # type: ignore[attr-defined]
@@ -147,7 +169,7 @@ class ToolsApi:
             if exc.error.code == request_timeout:  # type: ignore[attr-defined]
                 message = f"no answer within {timeout or manager.connections[entry.server].spec.timeout} s ({message})"
             raise BridgeError(
-                "ToolError", f"{entry.qualified}: {message}", server=entry.server, tool=entry.name, code=str(exc.error.code)  # type: ignore[attr-defined]
+                "ToolError", message, server=entry.server, tool=entry.name, code=str(exc.error.code), context=entry.qualified  # type: ignore[attr-defined]
             ) from None
         except asyncio.CancelledError:
             if trace and record:
@@ -156,11 +178,51 @@ class ToolsApi:
         # structuredContent and its text copy are the same data: send it once unless asked for all
         lean = result.structured_content is not None and not params.get("raw") and not result.is_error
         body = result.model_dump_json(by_alias=True, exclude_none=True, exclude={"content"} if lean else None)
+        received = (trace.received() if trace else 0) + len(body)
+        if received > self.limits.transfer_budget:
+            if trace and record:
+                trace.end(record, False, bytes_in=len(body), error="intermediate_result_too_large")
+            mib = self.limits.transfer_budget / (1 << 20)
+            raise BridgeError(
+                "ToolError",
+                f"this result ({len(body) / (1 << 20):.1f} MiB) takes the cell's tool results to "
+                f"{received / (1 << 20):.1f} MiB, past the transfer budget of {mib:g} MiB per cell. Ask the tool for less "
+                "(paging, filters, fewer fields), or raise the budget with MCP2REPL_TRANSFER_BUDGET_MB.",
+                server=entry.server,
+                tool=entry.name,
+                code="intermediate_result_too_large",
+                context=entry.qualified,
+            )
         if trace and record:
             trace.end(record, not result.is_error, bytes_in=len(body), error=None if not result.is_error else "tool_error")
         observe = not result.is_error and manager.observed.want((entry.server, entry.name))
         head = json.dumps({"server": entry.server, "tool": entry.name, "observe": observe}, ensure_ascii=False)
         return JsonText(f'{head[:-1]},"result":{body}}}')
+
+    async def _confirm(self, entry: Any, spec: ServerSpec, args: dict[str, Any], cell: str) -> None:
+        """The approval gate: ask before a tool annotated destructiveHint runs, if the config says so."""
+        annotations = entry.tool.annotations
+        if not (annotations is not None and annotations.destructive_hint is True):
+            return
+        confirm = spec.confirm_destructive if spec.confirm_destructive is not None else self.policy().confirm_destructive
+        if not confirm or entry.name in spec.allow_destructive:
+            return
+        ask = self.asker(cell)
+        if ask is None:
+            raise BridgeError(
+                "ToolError",
+                f"{entry.qualified} may change or delete data, and this session asks before running such tools, but nobody can "
+                f'answer here (no stdin: papermill, nbclient, --json). To run it unattended, list it in the server\'s "allow_destructive".',
+                server=entry.server,
+                tool=entry.name,
+                code="confirmation_required",
+            )
+        shown = json.dumps(args, ensure_ascii=False)
+        prompt = f"Run {entry.qualified}({shown if len(shown) <= 200 else shown[:199] + '…'}), which may change or delete data? [y/N] "
+        async with self._asking:  # one question at a time
+            answer = await ask(self.redact(prompt))
+        if answer.strip().lower() not in ("y", "yes"):
+            raise BridgeError("ToolError", "not run (declined at the prompt)", server=entry.server, tool=entry.name, code="declined", context=entry.qualified)
 
     def observed(self, params: dict[str, Any], ctx: CallContext) -> None:
         """A sampled result value from mcp.js: its shape documents the tool's return type."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,8 @@ from typing import Any
 SHOW_AFTER = 0.4
 #: At most this many display updates per second.
 UPDATES_PER_SECOND = 5
+#: Tools named in the in-flight line (grouped: ``everything.echo ×158``).
+MAX_NAMES = 4
 
 
 @dataclass
@@ -88,6 +91,10 @@ class CellTrace:
     def records(self) -> list[dict[str, Any]]:
         return [c.record() for c in self.calls]
 
+    def received(self) -> int:
+        """Bytes of tool results this cell has received so far."""
+        return sum(c.bytes_in for c in self.calls)
+
     # ---- rendering ----------------------------------------------------------------------------
 
     def _refresh(self) -> None:
@@ -127,18 +134,23 @@ class CellTrace:
                 "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace;opacity:.75">{html.escape(line)}</div>',
             }
         flying = [c for c in self.calls if c.ok is None]
-        names = ", ".join(f"{c.server}.{c.tool}" for c in flying[:4]) + (f" +{len(flying) - 4}" if len(flying) > 4 else "")
-        bar = ""
+        counts = Counter(f"{c.server}.{c.tool}" for c in flying)
+        shown = [f"{name} ×{n}" if n > 1 else name for name, n in counts.most_common(MAX_NAMES)]
+        names = ", ".join(shown) + (f" +{len(counts) - MAX_NAMES} more tools" if len(counts) > MAX_NAMES else "")
+        line = f"⏳ {self.summary()} · in flight: {names or '–'}"
+        plain, bar = line, ""
         with_progress = [c for c in flying if c.progress and c.progress[1]]
         if with_progress:
             done, total, message = with_progress[-1].progress  # type: ignore[misc]
             frac = max(0.0, min(1.0, done / total)) if total else 0.0
+            label = message or f"{frac:.0%}"
+            plain += f"\n  {'█' * round(frac * 20)}{'░' * (20 - round(frac * 20))} {label}"
             bar = (
                 f'<div style="margin:2px 0"><progress value="{frac:.3f}" max="1" style="width:12em"></progress> '
-                f"{html.escape(message or f'{frac:.0%}')}</div>"
+                f"{html.escape(label)}</div>"
             )
-        line = f"⏳ {self.summary()} · in flight: {names or '–'}"
-        return {"text/html": f'<div class="mcp2repl-calls" style="font-family:monospace">{html.escape(line)}{bar}</div>'}
+        # text/plain too: nbclient agents and terminals read only that
+        return {"text/plain": plain, "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace">{html.escape(line)}{bar}</div>'}
 
 
 def _size(n: int) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
@@ -20,6 +21,7 @@ from py_mini_racer import JSOOMException, MiniRacer
 from ..compat import V8Function, terminated_exception
 
 JSTerminated = terminated_exception()
+log = logging.getLogger(__name__)
 
 #: The engine's own JS, evaluated in this order into every fresh context, before other scripts.
 RUNTIME_FILES = (
@@ -32,8 +34,40 @@ RUNTIME_FILES = (
     "url-parse.js",
     "url.js",
     "bridge.js",
+    "promises.js",
     "introspect.js",
 )
+
+
+def configure_v8() -> None:
+    """Give V8 the largest old space it can have, before the first context exists.
+
+    V8 aborts the whole process ("Fatal JavaScript out of memory: Reached heap limit") when its
+    old space is full, and by default that is ~1.4 GB: below the engine's 2 GB default, so a runaway
+    allocation would kill the kernel instead of failing the cell. Flags are per process and fixed at
+    the first context, so they are set once for any limit; the engine's own limit (mini-racer's hard
+    limit, see ``usable_heap_limit``) is the one cells meet.
+    """
+    from py_mini_racer import DEFAULT_V8_FLAGS, init_mini_racer
+
+    init_mini_racer(flags=(*DEFAULT_V8_FLAGS, f"--max-old-space-size={V8_OLD_SPACE_MB}"), ignore_duplicate_init=True)
+
+
+#: above V8's ceiling with pointer compression (4 GB), so the ceiling is what applies
+V8_OLD_SPACE_MB = 8192
+
+#: what a cell may still allocate between mini-racer's check (after a GC) and V8's own ceiling
+HEAP_HEADROOM = 512 * 1024 * 1024
+
+
+def usable_heap_limit(wanted: int, ceiling: int) -> int:
+    """The engine's limit in bytes: ``wanted``, unless V8 cannot hold it.
+
+    V8 builds with pointer compression (mini-racer's do) hold at most 4 GB whatever the flags say, and
+    reaching that ceiling aborts the process. mini-racer stops a cell only after a GC sees the heap over
+    its limit, so the limit must stay a headroom below the ceiling for the stop to come first.
+    """
+    return max(min(wanted, ceiling - HEAP_HEADROOM), 16 * 1024 * 1024)
 
 
 def runtime_scripts() -> list[tuple[str, str]]:
@@ -64,6 +98,7 @@ class V8:
         racer = MiniRacer()
         self._racer = racer
         self.version = racer.v8_version
+        self.heap_limit = usable_heap_limit(self.heap_limit, int(racer.heap_stats()["heap_size_limit"]))
         racer.set_hard_memory_limit(self.heap_limit)
         for name, source in [*runtime_scripts(), *scripts]:
             await racer.eval_cancelable(f"{source}\n//# sourceURL=mcp2repl/{name}")

@@ -23,7 +23,7 @@ from py_mini_racer import JSOOMException, JSParseException
 
 from . import errors
 from .bridge import Bridge, Handler, Note, Sink
-from .context import V8, JSTerminated
+from .context import V8, JSTerminated, configure_v8
 from .errors import JSError
 from .rewrite import CellSyntaxError, SourceMap, rewrite
 
@@ -67,7 +67,9 @@ class Engine:
 
     def __init__(self, sink: Sink, *, heap_limit_mb: int = 2048, interrupt_grace: float = 0.6) -> None:
         self.sink = sink
-        self.heap_limit = heap_limit_mb * 1024 * 1024
+        configure_v8()
+        self.heap_limit_asked = heap_limit_mb * 1024 * 1024
+        self.heap_limit = self.heap_limit_asked
         self.interrupt_grace = interrupt_grace
         self.bridge = Bridge(sink, self._finish, self._uncaught, self._broken)
         self.maps: dict[str, SourceMap] = {}
@@ -81,6 +83,7 @@ class Engine:
         self._ready: asyncio.Future[None] | None = None
         self._current: _Execution | None = None
         self._recovering: asyncio.Task[None] | None = None
+        self._late: list[str] = []  # uncaught errors that came while no cell ran, for the next cell
 
     # ---- set-up -------------------------------------------------------------------------
 
@@ -116,9 +119,10 @@ class Engine:
             raise
 
     async def _open(self) -> None:
-        v8 = V8(self.heap_limit, self._out_of_memory)
+        v8 = V8(self.heap_limit_asked, self._out_of_memory)
         await v8.open(self._setup.scripts)
         self._v8 = v8
+        self.heap_limit = v8.heap_limit  # what V8 can really hold (see usable_heap_limit)
         self.v8_version = v8.version
         self.global_names = v8.global_names
         self.bridge.attach(v8)
@@ -171,6 +175,8 @@ class Engine:
         loop = asyncio.get_running_loop()
         execution = _Execution(cell=cell, future=loop.create_future(), declared=rewritten.declared)
         self._current = execution
+        while self._late:
+            self.sink.stream(cell, "stderr", self._late.pop(0))
         # A timer, not wait_for: a cell spinning after an await blocks even the drain below.
         deadline = loop.call_later(time_limit, self.interrupt, True) if time_limit else None
         # Starting and draining can block behind spinning JS; the outcome arrives through the
@@ -256,9 +262,23 @@ class Engine:
             self.sink.stream(cell, "stderr", f"[mcp2repl] {message}\n")
 
     def _uncaught(self, msg: dict[str, Any]) -> None:
+        """An error nobody caught (a timer callback, a rejected promise nobody awaited): on stderr, like
+        Node, on its cell while that cell runs, else on the next cell (a finished cell's output may
+        no longer be listened to)."""
         err = errors.from_js(msg["error"], self.maps)
-        if err.name not in STOPPED:  # the interrupted cell already reports it
-            self.sink.stream(msg["cell"], "stderr", "Uncaught " + "\n".join(err.traceback) + "\n")
+        if err.name in STOPPED:  # the interrupted cell already reports it
+            return
+        cell = msg["cell"]
+        head = "Uncaught (in promise) " if msg.get("promise") else "Uncaught "
+        current = self._current.cell if self._current else None
+        if current is None or cell == current:
+            text = head + "\n".join(err.traceback) + "\n"
+            if current is None:
+                self._late.append(f"[mcp2repl] from {cell or 'an earlier cell'}: {text}")
+            else:
+                self.sink.stream(cell, "stderr", text)
+        else:
+            self.sink.stream(current, "stderr", f"[mcp2repl] from {cell or 'the runtime'}: {head}" + "\n".join(err.traceback) + "\n")
 
     # ---- interrupts ---------------------------------------------------------------------
 
@@ -338,6 +358,9 @@ class Engine:
             v8.settle_after_oom(forget)
         mb = self.heap_limit // (1024 * 1024)
         msg = f"JavaScript heap out of memory: the cell needed more than the {mb} MB heap limit and was stopped"
+        if self.heap_limit < self.heap_limit_asked:
+            asked = self.heap_limit_asked // (1024 * 1024)
+            msg += f" (the {asked} MB asked for is more than this V8 build can hold)"
         if running and current is not None:
             if names:
                 msg += f". Its top-level names ({', '.join(names)}) were set to undefined to free the memory"

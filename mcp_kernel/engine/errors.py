@@ -29,7 +29,10 @@ class JSError:
 
     @property
     def headline(self) -> str:
-        return f"{self.name}: {self.message}" if self.message else self.name
+        """``Name: message``, with the error's ``context`` (e.g. the tool, ``demo.get_book``) before the message."""
+        context = self.extra.get("context")
+        message = f"{context}: {self.message}" if context and not self.message.startswith(f"{context}:") else self.message
+        return f"{self.name}: {message}" if message else self.name
 
 
 def cell_frames(stack: str, maps: Mapping[str, SourceMap]) -> list[str]:
@@ -96,6 +99,13 @@ def from_parse_exception(text: str, cell: str, smap: SourceMap | None) -> JSErro
         return syntax_error(msg, cell, 1, 1, smap)
     line = int(m["line"])
     col = len(m["caret"]) + 1
+    message = m["msg"]
     if smap is not None:
         line, col = smap.original(line, col)
-    return syntax_error(m["msg"], cell, line, col, smap)
+        if line > len(smap.lines):
+            # V8 stumbled on the wrapper's closing "})" after the user's code: the cell ended early
+            # (``foo(``, ``const a =``). Say so where the user stopped, not on a line they never wrote.
+            message = "Unexpected end of input"
+            line = max((i for i, text in enumerate(smap.lines, 1) if text.strip()), default=1)
+            col = len(smap.source_line(line).rstrip()) + 1
+    return syntax_error(message, cell, line, col, smap)

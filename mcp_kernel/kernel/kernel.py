@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 from ipykernel.kernelbase import Kernel
 from traitlets import Float, Int, Unicode
 
-from .. import __version__, compat
-from ..session import Progress, Session, SessionOptions
+from .. import __version__, compat, rundir
+from ..session import Ask, Progress, Session, SessionOptions
 from .history import History
 
 #: Shell requests answered even while a cell runs: they only read state.
@@ -37,8 +37,10 @@ CONCURRENT_REQUESTS = {
     "history_request",
     "comm_info_request",
 }
+#: Seconds the session may take to close on a shutdown request (clients send SIGTERM after 2.5 s).
+SHUTDOWN_CLOSE = 1.4
 #: Seconds the process may take to exit by itself after answering a shutdown request.
-SHUTDOWN_GRACE = 1.2
+SHUTDOWN_GRACE = 0.8
 #: Cells that mean "leave", as in IPython (a frontend such as jupyter console acts on the payload).
 EXIT_WORDS = {"exit", "quit", "exit()", "quit()"}
 
@@ -105,6 +107,8 @@ class MCPKernel(Kernel):
             options.config = self.mcp_config
         if self.allow_connect:
             options.allow_connect = self.allow_connect
+        # a restart reuses the connection file: the new kernel reports how the old one ended
+        options.owner = os.path.abspath(getattr(self.parent, "connection_file", "") or f"kernel-{os.getpid()}")
         self.shell_session = Session(options)
         self.history = History()
         self._silent_count = 0
@@ -121,6 +125,7 @@ class MCPKernel(Kernel):
         self.io_loop.add_callback(self._boot)
 
     async def _boot(self) -> None:
+        self._shell_loop = asyncio.get_running_loop()
         # Signal-mode clients and `kill -INT`: stop JS, never raise KeyboardInterrupt.
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.shell_session.interrupt)
         try:
@@ -151,7 +156,9 @@ class MCPKernel(Kernel):
         return (
             f"mcp2repl {__version__}: JavaScript (V8 {self._v8}) in one persistent context.\n"
             "Cells are async: top-level await works, the last expression is the result.\n"
-            "No file system, network or process access from JS; MCP tools are the way out.\n" + "\n".join(self.shell_session.server_lines())
+            "No file system, network or process access from JS; MCP tools are the way out.\n"
+            + "".join(f"{line}\n" for line in self.shell_session.notes())
+            + "\n".join(self.shell_session.server_lines())
         )
 
     @property
@@ -225,7 +232,8 @@ class MCPKernel(Kernel):
         else:
             cell = f"cell[{self.execution_count}]"
         output = ParentOutput(self, parent) if not silent else None
-        result = await self.shell_session.execute(code, output, cell=cell, progress="off" if silent else self._progress(parent))
+        ask = self._asker() if allow_stdin and not silent else None
+        result = await self.shell_session.execute(code, output, cell=cell, progress="off" if silent else self._progress(parent), ask=ask)
         self._reply_calls[parent.get("header", {}).get("msg_id", "")] = result.calls
 
         if store_history and not silent:
@@ -244,6 +252,18 @@ class MCPKernel(Kernel):
                 {"execution_count": self.execution_count, "data": result.data, "metadata": {}},
             )
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
+
+    def _asker(self) -> Ask:
+        """Questions to the person through Jupyter's stdin channel (input_request / input_reply).
+
+        ipykernel's raw_input waits for the answer synchronously, so it runs in a thread (with this
+        request's context): the event loop keeps serving the cell's tool calls and interrupts.
+        """
+
+        async def ask(prompt: str) -> str:
+            return await asyncio.to_thread(copy_context().run, compat.input_request, self, prompt)
+
+        return ask
 
     def _progress(self, parent: dict[str, Any]) -> Progress:
         mode = self.progress_mode
@@ -314,7 +334,14 @@ class MCPKernel(Kernel):
         return {"status": "ok", "history": rows}
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:
-        await self.shell_session.close()
+        rundir.current().remove()  # asked to end: nothing for the next start to report, however it goes
+        # This runs on the control thread; the session lives on the shell loop (its servers' tasks
+        # too), so it is closed there.
+        closing = asyncio.run_coroutine_threadsafe(self.shell_session.close(), self._shell_loop)
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(closing), SHUTDOWN_CLOSE)
+        except Exception:
+            self.log.warning("the session did not close within %s s", SHUTDOWN_CLOSE, exc_info=True)
         # ipykernel 7.4 can hang while tearing down (its control thread blocks flushing to an
         # IOPub thread that already stopped), and clients then wait 2.5 s and SIGTERM us. All
         # our state is closed by now, so leave promptly if the normal exit stalls.

@@ -43,6 +43,7 @@ class LoadedConfig:
     #: what a cell may connect with ``api.connect(name)`` under the default ``allow_connect``
     available: dict[str, ServerSpec] = field(default_factory=dict)
     allow_connect: str = "configured"
+    confirm_destructive: bool = False  # ask before tools annotated destructiveHint run (servers may override)
 
     @property
     def secrets(self) -> frozenset[str]:
@@ -154,6 +155,11 @@ def _load(explicit: str | None, cwd: Path | None, profile: str | None, only: str
     if servers is None or rules is None:
         return result
     result.allow_connect = _connect_rule(data, prefix, result)
+    confirm = data.get("confirm_destructive", False) if isinstance(data, Mapping) else False
+    if not isinstance(confirm, bool):
+        result.warnings.append(f'{prefix}"confirm_destructive" must be true or false, got {_got(confirm)}; not asking')
+        confirm = False
+    result.confirm_destructive = confirm
     if only and only not in servers:
         result.problems.append(f'{prefix}there is no server named "{only}"; servers: {", ".join(servers) or "(none)"}')
         return result

@@ -56,6 +56,9 @@ class ServerSpec:
     timeout: float | None = None  # seconds (configs give milliseconds)
     description: str = ""
     tool_filter: ToolFilter = ALL_TOOLS
+    #: ask before a tool annotated destructiveHint runs (None: the config's top-level "confirm_destructive")
+    confirm_destructive: bool | None = None
+    allow_destructive: tuple[str, ...] = ()  # tools that run without asking
     error: str | None = None  # set when this entry cannot be used; the full message, file and server included
     #: values that must never be shown: substituted values, header and env values, URL credentials and queries
     secrets: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
@@ -313,12 +316,17 @@ def _parse(name: str, raw: object, ctx: _Ctx) -> ServerSpec:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
             raise _Problem("timeout", f"must be a positive number of milliseconds, got {_got(timeout)}")
         blocked = entry.get("blocked_tools")
+        confirm = entry.get("confirm_destructive")
+        if confirm is not None and not isinstance(confirm, bool):
+            raise _Problem("confirm_destructive", f"must be true or false, got {_got(confirm)}")
         common = {
             "name": name,
             "transport": transport,
             "timeout": timeout / 1000 if timeout else None,
             "description": description or "",
             "tool_filter": ToolFilter(deny=_selectors(blocked, "blocked_tools")) if blocked is not None else ALL_TOOLS,
+            "confirm_destructive": confirm,
+            "allow_destructive": tuple(_strings(entry.get("allow_destructive"), "allow_destructive")),
         }
         if transport != "stdio":
             url = entry.get("url")

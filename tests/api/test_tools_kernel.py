@@ -472,16 +472,16 @@ for (const [fn, args] of pairs) {
 def test_tool_error_result_throws_tool_error(main: Main) -> None:
     k = main.kernel
     error = k.run("await mcp.echo.fail({message: 'nope'})").error
-    assert (error["ename"], error["evalue"]) == ("ToolError", "echo.fail: nope")
+    assert (error["ename"], error["evalue"]) == ("ToolError", "nope")
     assert error["traceback"][0] == "ToolError: echo.fail: nope"
     code = (
         "let caught;\ntry { await mcp.echo.fail({message: 'nope'}) } catch (e) { caught = e }\n"
         "[caught.name, caught.server, caught.tool, caught.code, caught.message, caught instanceof ToolError, caught instanceof Error]"
     )
-    assert k.json(code) == ["ToolError", "echo", "fail", "tool_error", "echo.fail: nope", True, True]
+    assert k.json(code) == ["ToolError", "echo", "fail", "tool_error", "nope", True, True]
     assert k.json("await tools.call('echo.fail', {message: 'x'})") == {
         "ok": False,
-        "error": {"code": "tool_error", "message": "echo.fail: x"},
+        "error": {"code": "tool_error", "message": "x"},
     }
 
 
@@ -532,7 +532,7 @@ def test_per_call_timeout(main: Main) -> None:
     cell = main.kernel.run("await mcp.hangy.hang({}, {timeout: 0.5})")
     assert (cell.error["ename"], cell.error["evalue"]) == (
         "ToolError",
-        "hangy.hang: no answer within 0.5 s (Request 'tools/call' timed out)",
+        "no answer within 0.5 s (Request 'tools/call' timed out)",
     )
     assert cell.seconds < 3
     code = "let late;\ntry { await mcp.hangy.hang({}, {timeout: 0.2}) } catch (e) { late = e }\n[late.name, late.server, late.tool]"
@@ -550,7 +550,7 @@ def test_crash_then_reconnect(main: Main) -> None:
     assert cell.error["ename"] == "ToolError"
     assert cell.error["evalue"].startswith('MCP server "crashy" disconnected during crash: ')
     assert cell.error["evalue"].endswith("(server stderr: crashing_server: exiting abruptly)")
-    assert cell.error["traceback"][0] == f"ToolError: {cell.error['evalue']}"
+    assert cell.error["traceback"][0] == f"ToolError: crashy.crash: {cell.error['evalue']}"
     assert cell.stderr.startswith('[mcp2repl] MCP server "crashy" disconnected: ')
     assert k.json("[crashError.name, crashError.server, crashError.tool, crashError.code]") == [
         "ToolError",
@@ -841,10 +841,10 @@ def test_demo_notebook_composes_tools(demo_notebook: nbformat.NotebookNode) -> N
     assert cells[4].outputs == [_result(5, "[ { '2023': 39, '2024': 38 }, 40 ]", [{"2023": 39, "2024": 38}, 40])]
     assert cells[5].outputs == [_result(6, "[ 'image', 'image/png', 'iVBORw0K' ]", ["image", "image/png", "iVBORw0K"])]
     assert cells[6].outputs == [_result(7, "'# The Inkwell Lane Bookshop'")]
-    message = "demo.get_book: Unknown book id 'zz'. Ids run from 'b01' to 'b40'; use search_books to find one."
+    message = "Unknown book id 'zz'. Ids run from 'b01' to 'b40'; use search_books to find one."
     [error] = cells[7].outputs
     assert (error.output_type, error.ename, error.evalue) == ("error", "ToolError", message)
-    assert error.traceback[0] == f"ToolError: {message}"
+    assert error.traceback[0] == f"ToolError: demo.get_book: {message}"  # the tool named once
 
 
 # --------------------------------------------------------------------------------------

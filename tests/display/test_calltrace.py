@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from mcp_kernel.display import calltrace
 from mcp_kernel.display.calltrace import CellTrace
 
@@ -31,7 +33,10 @@ def test_fast_cells_show_nothing_and_slow_ones_collapse_into_a_summary(monkeypat
     trace.started -= calltrace.SHOW_AFTER + 0.1
     trace.progress(call, 1, 4, "step 1")
     first, update = published[0]
-    assert update is False and set(first) == {"text/html"} and "<progress" in first["text/html"]
+    assert update is False and set(first) == {"text/plain", "text/html"} and "<progress" in first["text/html"]
+    # in-flight updates carry text/plain: nbclient agents and terminals read only that
+    assert first["text/plain"].startswith("⏳ 1 tool call, ")
+    assert first["text/plain"].endswith(" · in flight: demo.slow\n  █████░░░░░░░░░░░░░░░ step 1")
     trace.end(call, True, 10)
     trace.finish()
     final, update = published[-1]
@@ -46,3 +51,19 @@ def test_stderr_mode_prints_progress_lines() -> None:
     trace.progress(call, 3, None, None)
     assert lines == ["[demo.slow] 25% step 1\n", "[demo.slow] 3\n"]
     time.sleep(0)
+
+
+def test_many_calls_in_flight_are_grouped_by_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: 158 calls read ``everything.echo, everything.echo, … +154``."""
+    monkeypatch.setattr(calltrace, "UPDATES_PER_SECOND", 1e9)
+    published: list[dict] = []
+    trace = CellTrace(publish=lambda bundle, update: published.append(bundle))
+    trace.started -= calltrace.SHOW_AFTER + 0.1
+    for _ in range(158):
+        trace.begin("everything", "echo", 0)
+    for tool in ("a", "b", "c", "d", "b"):
+        trace.begin("x", tool, 0)
+    trace.tick()
+    line = published[-1]["text/plain"]
+    assert line.endswith(" · in flight: everything.echo ×158, x.b ×2, x.a, x.c +1 more tools"), line
+    assert line.startswith("⏳ 163 tool calls, ")

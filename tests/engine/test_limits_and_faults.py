@@ -84,3 +84,17 @@ def test_time_limit_then_heap_limit_each_on_its_own_cell() -> None:
         assert js.value("'done'") == "'done'"
     finally:
         js.close()
+
+
+def test_unhandled_rejections_are_reported_like_node(js: EngineHarness) -> None:
+    assert js.value("Promise.reject(new RangeError('x')); 1") == "1"
+    assert js.sink.text("stderr", "cell[1]") == "Uncaught (in promise) RangeError: x\n  at cell[1] line 1, col 16\n    Promise.reject(new RangeError('x')); 1\n                   ^\n"
+    assert js.value("const p = Promise.reject(new Error('handled')); await p.catch(() => 0); 2") == "2"
+    assert js.value("new Promise((_, reject) => reject(new Error('no'))).then(() => 1).catch(() => 0); 3") == "3"
+    assert js.sink.text("stderr", "cell[2]") == js.sink.text("stderr", "cell[3]") == ""
+    # a rejection after its cell ended is told on the next cell
+    js.value("setTimeout(() => Promise.reject(new Error('late')), 10); 4")
+    time.sleep(0.3)
+    js.value("5")
+    assert js.sink.text("stderr", "cell[5]").startswith("[mcp2repl] from cell[4]: Uncaught (in promise) Error: late")
+    assert js.value("(async () => 1)() instanceof Promise") == "true"

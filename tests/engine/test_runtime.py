@@ -96,6 +96,22 @@ def test_syntax_errors_name_line_and_column(js):
     assert err.message.startswith("'import' is not available")
 
 
+@pytest.mark.parametrize(
+    ("code", "where", "excerpt"),
+    [
+        ("function f(x) {", "line 1, col 16", ["    function f(x) {", "                   ^"]),
+        ("foo(", "line 1, col 5", ["    foo(", "        ^"]),
+        ("const a = ", "line 1, col 10", ["    const a =", "             ^"]),
+        ("let x = [1,\n  2,\n\n", "line 2, col 5", ["    2,", "      ^"]),
+        ("`abc", "line 1, col 5", ["    `abc", "        ^"]),
+    ],
+)
+def test_incomplete_input_ends_where_the_user_stopped(js, code, where, excerpt):
+    """Regression: V8 blamed the wrapper's closing brackets, on a line the user never wrote."""
+    err = js.error(code)
+    assert err.traceback == ["SyntaxError: Unexpected end of input", f"  at cell[1] {where}", *excerpt]
+
+
 def test_thrown_non_errors(js):
     err = js.error("throw 'plain string'")
     assert (err.name, err.message) == ("Uncaught", "'plain string'")

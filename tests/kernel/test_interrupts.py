@@ -116,6 +116,28 @@ def test_time_limit_and_heap_limit_from_environment() -> None:
         session.close()
 
 
+@pytest.mark.parametrize(
+    ("limit", "expected"),
+    [
+        (None, "the cell needed more than the 2048 MB heap limit and was stopped"),
+        ("4096", "the cell needed more than the 3584 MB heap limit and was stopped (the 4096 MB asked for is more than this V8 build can hold)"),
+    ],
+    ids=["default", "4GB"],
+)
+def test_runaway_allocation_fails_the_cell_not_the_kernel(limit: str | None, expected: str) -> None:
+    """Regression: V8's own ~1.4 GB old-space limit used to abort the process below the 2 GB default."""
+    session = KernelProcess(env={"MCP2REPL_HEAP_LIMIT_MB": limit} if limit else {})
+    try:
+        session.execute("const small = 41")
+        reply, _ = session.execute("const hog = []; while (true) hog.push(new Array(1e6).fill(1.5))", timeout=300)
+        assert reply["ename"] == "RangeError"
+        assert f"JavaScript heap out of memory: {expected}" in reply["evalue"]
+        assert session.value("small + 1") == "42"
+        assert session.value("typeof hog") == "'undefined'"
+    finally:
+        session.close()
+
+
 def test_kernel_info_is_honest(kernel: KernelProcess) -> None:
     kernel.kc.kernel_info()
     reply = kernel.kc.get_shell_msg(timeout=5)["content"]

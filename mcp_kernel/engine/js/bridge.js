@@ -90,8 +90,15 @@ function __mk$i() {
     outbox[outbox.length] = lastOut;
   }
 
+  /** The cell whose code is running now (promises.js notes it for rejections). */
+  ns.currentCell = () => current;
+
   /** Python: everything JS produced since the last drain, as one JSON text ("" if none). */
   ns.drain = function drain() {
+    const unhandled = ns.unhandledRejections ? ns.unhandledRejections() : [];
+    for (let i = 0; i < unhandled.length; i++) {
+      post(`{"t":"uncaught","cell":${quote(unhandled[i].cell)},"promise":true,"error":${errorText(unhandled[i].reason)}}`);
+    }
     if (dropped) {
       outbox[outbox.length] = { t: "out", cell: current, name: "stderr", text: `[mcp2repl] ${dropped} characters of output were dropped (more than ${OUTBOX_LIMIT} between two flushes)\n` };
       dropped = 0;
@@ -121,7 +128,7 @@ function __mk$i() {
       try { message = String(e.message); } catch (_) { /* hostile getter */ }
       try { stack = String(e.stack || ""); } catch (_) { /* hostile getter */ }
       const extra = {};
-      const fields = ["server", "tool", "code", "data"];
+      const fields = ["server", "tool", "code", "data", "context"];
       for (let i = 0; i < fields.length; i++) {
         const k = fields[i];
         try {

@@ -1,0 +1,131 @@
+"""Run folders: a process that dies leaves its last words, and the next start of the same kernel says why."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ECHO, ROOT, KernelProcess
+
+from mcp_kernel import rundir
+
+
+def _die(state: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` in a fresh process that owns a run folder named "nb.json" and watches for crashes."""
+    prologue = "from mcp_kernel import rundir\nrun = rundir.current()\nrun.record_owner('nb.json')\nrun.watch_crashes()\n"
+    env = {**os.environ, "MCP2REPL_STATE_DIR": str(state), "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", prologue + script], env=env, capture_output=True, text=True, timeout=60)
+
+
+def _previous(state: Path, who: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.setenv("MCP2REPL_STATE_DIR", str(state))
+    deadline = time.monotonic() + 30  # the watcher writes the tail once it sees the pipe close
+    while not list((state / "runs").glob("*/stderr.txt")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return rundir.previous_end(who)
+
+
+def test_an_abort_leaves_what_it_printed_and_the_running_cell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    done = _die(
+        tmp_path,
+        "import os, sys\nrun.record_cell('cell[3]', 'const hog = []\\nwhile (true) hog.push(1)')\n"
+        "sys.stderr.write('#\\n# Fatal JavaScript out of memory: Reached heap limit\\n#\\n'); sys.stderr.flush()\nos.abort()\n",
+    )
+    assert done.returncode == -signal.SIGABRT
+    # what it printed still reaches the real stderr, through the watcher
+    assert "Fatal JavaScript out of memory: Reached heap limit" in done.stderr
+    lines = _previous(tmp_path, "nb.json", monkeypatch)
+    clock = r"\d\d:\d\d:\d\d"
+    head = rf"The previous run \(pid \d+, started {clock}\) ended without shutting down while running cell\[3\] \(started {clock}\): const hog = \[\]…\."
+    assert re.fullmatch(head, lines[0]), lines[0]
+    assert lines[1:4] == ["Its last words:", "  #", "  # Fatal JavaScript out of memory: Reached heap limit"]
+    assert "  Fatal Python error: Aborted" in lines
+    assert lines[-1].startswith(f"Its logs: {tmp_path / 'runs'}")
+    # reported once
+    assert rundir.previous_end("nb.json") == []
+
+
+def test_a_kill_without_last_words_says_so_and_other_owners_hear_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    done = _die(tmp_path, "import os, signal\nrun.record_cell('cell[1]', 'x')\nrun.record_idle()\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    assert done.returncode == -signal.SIGKILL
+    monkeypatch.setenv("MCP2REPL_STATE_DIR", str(tmp_path))
+    assert rundir.previous_end("other.json") == []
+    lines = rundir.previous_end("nb.json")
+    assert "ended without shutting down while idle; its last cell was cell[1]" in lines[0]
+    assert lines[1] == "It left no last words: something outside it killed it (the system's out-of-memory killer, or a client restart)."
+
+
+def test_a_clean_exit_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    done = _die(tmp_path, "import sys\nrun.server_logs().joinpath('x.log').write_text('log')\nsys.stderr.write('bye\\n')\n")
+    assert (done.returncode, done.stderr) == (0, "bye\n")
+    time.sleep(0.5)  # give the watcher its chance to (wrongly) write a tail
+    assert list((tmp_path / "runs").iterdir()) == []
+    monkeypatch.setenv("MCP2REPL_STATE_DIR", str(tmp_path))
+    assert rundir.previous_end("nb.json") == []
+
+
+def test_dead_folders_are_pruned_to_the_newest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = tmp_path / "runs"
+    for n in range(rundir.KEEP + 5):
+        folder = runs / f"{100000 + n}-x"
+        folder.mkdir(parents=True)
+        (folder / "lock").touch()  # nobody holds it: dead
+        os.utime(folder, (1e9 + n, time.time() - 60 + n))
+    old = runs / "99-old"
+    old.mkdir()
+    (old / "lock").touch()
+    os.utime(old, (1e9, time.time() - (rundir.KEEP_DAYS + 1) * 86400))
+    monkeypatch.setenv("MCP2REPL_STATE_DIR", str(tmp_path))
+    rundir.previous_end("nb.json")
+    kept = sorted(p.name for p in runs.iterdir())
+    assert kept == [f"{100000 + n}-x" for n in range(5, rundir.KEEP + 5)]
+
+
+def test_a_restarted_kernel_says_how_the_last_one_died() -> None:
+    kernel = KernelProcess()
+    try:
+        kernel.execute("const kept = 1")
+        kernel.kc.execute("while (true) {}")
+        time.sleep(1.0)
+        os.kill(kernel.pid, signal.SIGABRT)
+        deadline = time.monotonic() + 30
+        while kernel.km.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        kernel.km.restart_kernel(now=True)
+        kernel.kc.wait_for_ready(timeout=60)
+        kernel.kc.kernel_info()
+        banner = kernel.kc.get_shell_msg(timeout=30)["content"]["banner"]
+        assert "ended without shutting down while running cell[2]" in banner
+        assert "): while (true) {}." in banner
+        assert "  Fatal Python error: Aborted" in banner
+        cell = kernel.run("1 + 1")
+        assert cell.stderr.startswith("[mcp2repl] The previous run (pid ")
+        assert "[mcp2repl]   Fatal Python error: Aborted\n" in cell.stderr
+        assert cell.text == "2"
+        # said once
+        assert kernel.run("2 + 2").stderr == ""
+    finally:
+        kernel.close()
+
+
+def test_a_shutdown_closes_the_servers_and_leaves_no_run_folder(tmp_path: Path) -> None:
+    """Regression: the session was closed from the control thread, hung, and the kernel was killed."""
+    marker = tmp_path / "closed"
+    server = f"{sys.executable} {ECHO}; echo clean > {marker}"
+    (tmp_path / "mcp2repl.json").write_text(json.dumps({"mcpServers": {"echo": {"command": "sh", "args": ["-c", server]}}}))
+    state = tmp_path / "state"
+    kernel = KernelProcess(cwd=tmp_path, env={"MCP2REPL_STATE_DIR": str(state)})
+    assert kernel.value("(await mcp.echo.echo({text: 'hi'}))") == "'hi'"
+    assert len(list((state / "runs").iterdir())) == 1
+    process = kernel.km.provisioner.process  # type: ignore[union-attr]
+    kernel.close(graceful=True)
+    assert process.wait(10) == 0
+    assert marker.read_text() == "clean\n"  # the server saw its stdin end: closed, not killed
+    assert list((state / "runs").iterdir()) == []
