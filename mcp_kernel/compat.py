@@ -134,6 +134,20 @@ def protocol_version() -> str:
     return str(kernel_protocol_version)
 
 
+# ---- jupyter_client -----------------------------------------------------------------------------
+
+
+def made_by_jupyter_client(header: dict[str, Any]) -> bool:
+    """Whether a request came from a jupyter_client ``Session`` (its message ids are ``SESSION_PID_N``).
+
+    A terminal client (jupyter console, also with --simple-prompt) ignores display updates, so the
+    live progress display must go to stderr for it. Among interactive clients (stdin allowed), the
+    terminal ones are built on jupyter_client, while browser front ends number messages with UUIDs.
+    """
+    session = str(header.get("session", ""))
+    return bool(session) and str(header.get("msg_id", "")).startswith(f"{session}_")
+
+
 def no_reply_sleep() -> Any:
     """ipykernel sleeps 0.5 ms before every execute reply; assign this to ``_execute_sleep`` in the class body."""
     from traitlets import Float

@@ -30,9 +30,10 @@ from .api import completion as tool_completion
 from .api.discovery import DiscoveryApi
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
 from .display import artifacts
-from .display.artifacts import ArtifactStore, default_root
+from .display.artifacts import ArtifactStore, cell_stem, default_root
 from .display.banner import banner_lines
 from .display.calltrace import CellTrace
+from .display.console import ConsoleBudget
 from .engine import Engine, JSError, introspection
 from .engine.completeness import Verdict, classify
 from .servers.config import LoadedConfig, config_files, effective_servers, load_config
@@ -69,6 +70,8 @@ class SessionOptions:
     timeout: float = field(default_factory=lambda: _env_float("MCP2REPL_TIMEOUT", 0.0))  # per cell, 0: none
     heap_limit_mb: int = field(default_factory=lambda: int(_env_float("MCP2REPL_HEAP_LIMIT_MB", 2048)))
     max_output_chars: int = field(default_factory=lambda: int(_env_float("MCP2REPL_MAX_OUTPUT_CHARS", 20000)))
+    #: console characters one cell may show (0: as many as max_output_chars); the rest goes to an artifact
+    max_console_chars: int = field(default_factory=lambda: int(_env_float("MCP2REPL_MAX_CONSOLE_CHARS", 0)))
     config: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_CONFIG") or None)
     profile: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_PROFILE") or None)
     server: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_SERVER") or None)
@@ -174,6 +177,7 @@ class Session:
         self.engine.set_data("limits", {"maxOutputChars": max(200, self.options.max_output_chars)})
         self.config: LoadedConfig | None = None
         self._outputs: OrderedDict[str, Output] = OrderedDict()
+        self._consoles: dict[str, ConsoleBudget] = {}
         self._traces: dict[str, CellTrace] = {}
         self._count = 0
         self._loading: asyncio.Task[None] | None = None
@@ -268,8 +272,9 @@ class Session:
         out: Output = _Masked(output, self.redactor) if output is not None else Discard()
         self._outputs[cell] = out
         self._outputs.move_to_end(cell)
+        self._consoles[cell] = ConsoleBudget(max(200, self.options.max_console_chars or self.options.max_output_chars))
         while len(self._outputs) > KEPT_OUTPUTS:
-            self._outputs.popitem(last=False)
+            self._consoles.pop(self._outputs.popitem(last=False)[0], None)
         display_id = f"mcp2repl-calls-{uuid.uuid4().hex[:12]}"
         trace = CellTrace(
             publish=lambda bundle, update: out.display(bundle, {}, display_id, update),
@@ -298,6 +303,7 @@ class Session:
             self._traces.pop(cell, None)
             self._askers.pop(cell, None)
             self._summarise_logs(cell, out)
+            await self._save_console(cell, out)
             if self.options.owner:
                 rundir.current().record_idle()
         return self._masked(Result(outcome.data, outcome.error, trace.records()))
@@ -331,25 +337,38 @@ class Session:
                 server = key[1]
                 out.stream("stderr", f"[mcp2repl] … {count - LOG_LINES_SHOWN} more log lines from {server}: await api.serverLog({server!r})\n")
 
+    async def _save_console(self, cell: str, out: Output) -> None:
+        """A cell whose console output passed its budget: the whole log becomes an artifact."""
+        budget = self._consoles.get(cell)
+        if budget is None or budget.ended or not budget.end():
+            return
+        text = self.redactor.text(budget.log())
+        try:
+            name = self.artifacts.unique_name(f"console-{cell_stem(cell)}", "text")
+            handle, eviction = await asyncio.to_thread(self.artifacts.save_within_cap, name, text, "text", True)
+        except Exception as exc:  # noqa: BLE001 - a full disk must not fail the cell
+            out.stream("stderr", f"[mcp2repl] the whole console log could not be saved: {exc}\n")
+            return
+        out.stream("stderr", budget.saved_line(handle.readWith) + eviction.message())
+
     def interrupt(self) -> None:
         """Stop the running cell (thread-safe; callable from a signal handler)."""
         self.engine.interrupt()
 
     def notice(self, text: str) -> None:
         """A kernel notice for the user: on the running cell's stderr, else in the log."""
-        cell = self.engine.current_cell
-        out = self._outputs.get(cell) if cell else None
-        if out is not None:
-            out.stream("stderr", text)
-        else:
-            log.info("%s", self.redactor.text(text.rstrip()))
+        self.note(self.engine.current_cell or "", text)
 
     # ---- the engine's Sink: output of a cell goes to that cell's Output -------------------------------
 
     def stream(self, cell: str, name: str, text: str) -> None:
         out = self._outputs.get(cell)
+        budget = self._consoles.get(cell)
+        if budget is not None:
+            text = budget.take(text)
         if out is not None:
-            out.stream(name, text)
+            if text:
+                out.stream(name, text)
         elif text.strip():
             log.info("%s %s: %s", cell or "(no cell)", name, self.redactor.text(text.rstrip()))
 
@@ -357,6 +376,13 @@ class Session:
         out = self._outputs.get(cell)
         if out is not None:
             out.display(data, metadata, display_id, update)
+
+    def note(self, cell: str, text: str) -> None:
+        out = self._outputs.get(cell)
+        if out is not None:
+            out.stream("stderr", text)
+        else:
+            log.info("%s", self.redactor.text(text.rstrip()))
 
     def clear_output(self, cell: str, wait: bool) -> None:
         out = self._outputs.get(cell)

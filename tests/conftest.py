@@ -97,6 +97,9 @@ class Recorder:
     def clear_output(self, cell: str, wait: bool) -> None:
         self.streams.append((cell, "clear_output", str(wait)))
 
+    def note(self, cell: str, text: str) -> None:
+        self.streams.append((cell, "stderr", text))
+
     def text(self, name: str = "stdout", cell: str | None = None) -> str:
         return "".join(t for c, n, t in self.streams if n == name and (cell is None or c == cell))
 
@@ -369,6 +372,14 @@ class KernelProcess:
         if self.km.is_alive():
             self.km.shutdown_kernel(now=not graceful)
         self.kc.stop_channels()
+
+
+@pytest.fixture(scope="module")
+def kernel() -> Iterator[KernelProcess]:
+    """One kernel (no config: the demo server) shared by a module's tests."""
+    session = KernelProcess()
+    yield session
+    session.close()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -67,6 +67,11 @@ def test_ipykernel_private_names_still_exist() -> None:
     from ipykernel.kernelbase import Kernel
 
     assert compat.protocol_version().startswith("5.")
+    from jupyter_client.session import Session
+
+    made = Session().msg("execute_request", {})["header"]
+    assert compat.made_by_jupyter_client(made), made
+    assert not compat.made_by_jupyter_client({"session": "abc", "msg_id": "0f1e2d3c-4b5a-4978-8a9b-0c1d2e3f4a5b"})
     assert "_execute_sleep" in Kernel.class_traits()
     assert compat.no_reply_sleep().default_value == 0.0
     for name in ("_get_shell_context_var", "_publish_status", "_input_request", "get_parent", "set_parent", "dispatch_shell"):

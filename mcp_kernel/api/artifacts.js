@@ -16,7 +16,7 @@
    * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string}>}
    */
   api.saveArtifact = async function saveArtifact(name, value, options = {}) {
-    return await ns.saveArtifact(name, value, options);
+    return await ns.saveArtifact(name, value, { format: options && options.format }); // never auto: the user's to keep
   };
 
   /**

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import BridgeError, CallContext, Engine
+from .artifact_cap import Eviction, FolderCap
 
 FORMATS = {"json": ".json", "text": ".txt", "ndjson": ".ndjson", "bytes": ".bin"}
 # Extensions that already say the format, so "report.csv" saved as text is not renamed "report.csv.txt".
@@ -121,10 +122,19 @@ def _check_segment(name: str, seg: str) -> None:
 class ArtifactStore:
     """A folder of artifacts. Nothing touches the disk until the first save."""
 
-    def __init__(self, root: Path | None = None, reserved: frozenset[Path] = frozenset()) -> None:
+    def __init__(self, root: Path | None = None, reserved: frozenset[Path] = frozenset(), cap: FolderCap | None = None) -> None:
         self.root = (root if root is not None else default_root()).expanduser().absolute()
         #: files a save must never replace (config files the kernel reads at start-up)
         self.reserved = frozenset(p.resolve() for p in reserved)
+        self.cap = cap or FolderCap()
+
+    def save_within_cap(self, name: str, data: str | bytes, format: str, auto: bool) -> tuple[Handle, Eviction]:
+        """:meth:`save`, then keep the folder within its cap (``auto``: the kernel chose to save this, see artifact_cap)."""
+        handle = self.save(name, data, format)
+        root = self.root.resolve()
+        self.cap.note_saved(root, handle.name, auto)
+        files = [(h.name, h.bytes, mtime) for mtime, h in self._files()]
+        return handle, self.cap.enforce(root, files, keep=handle.name)
 
     def save(self, name: str, data: str | bytes, format: str) -> Handle:
         """Write ``data`` (already serialized by the caller) atomically and return its handle.
@@ -163,6 +173,11 @@ class ArtifactStore:
 
     def list(self) -> list[Handle]:
         """Every artifact, newest first; hidden files (temp files) and anything resolving outside the root are skipped."""
+        found = self._files()
+        found.sort(key=lambda item: (-item[0], item[1].name))
+        return [handle for _, handle in found]
+
+    def _files(self) -> list[tuple[int, Handle]]:
         root = self.root.resolve()
         found: list[tuple[int, Handle]] = []
         for dirpath, dirnames, filenames in os.walk(root):  # does not descend into symlinked folders
@@ -174,8 +189,7 @@ class ArtifactStore:
                     found.append((path.stat().st_mtime_ns, self._handle(name, path)))
                 except (ArtifactError, OSError):
                     continue
-        found.sort(key=lambda item: (-item[0], item[1].name))
-        return [handle for _, handle in found]
+        return found
 
     def unique_name(self, stem: str, format: str) -> str:
         """A free name: ``stem`` plus extension, else ``stem-2``, ``stem-3``... before the extension."""
@@ -303,16 +317,20 @@ def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str] 
 
     async def save(params: dict[str, Any], ctx: CallContext) -> Any:
         fmt = params.get("format", "json")
+        auto = params.get("auto") is True
         data: str | bytes = params["data"]
         if fmt == "bytes":
             data = base64.b64decode(params["data"])
         else:
             data = redact(data)
         try:
-            name = params.get("name") or store.unique_name(f"result-{_cell_stem(ctx.cell)}", fmt)
+            name = params.get("name") or store.unique_name(f"result-{cell_stem(ctx.cell)}", fmt)
             # in a thread: a 50 MB artifact must not stall the kernel's loop, and an interrupt
             # that cancels this task leaves the atomic write to finish or vanish on its own
-            return handle_json(await asyncio.to_thread(store.save, name, data, fmt))
+            handle, eviction = await asyncio.to_thread(store.save_within_cap, name, data, fmt, auto)
+            if eviction.message():
+                engine.sink.note(ctx.cell, eviction.message())
+            return handle_json(handle)
         except ArtifactError as exc:
             raise BridgeError("ArtifactError", str(exc)) from None
 
@@ -333,5 +351,5 @@ def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str] 
     engine.register("artifacts.list", listing)
 
 
-def _cell_stem(cell: str) -> str:
+def cell_stem(cell: str) -> str:
     return cell.replace("[", "").replace("]", "").replace("-", "s") or "value"

@@ -37,6 +37,10 @@ class Sink(Protocol):
 
     def clear_output(self, cell: str, wait: bool) -> None: ...
 
+    def note(self, cell: str, text: str) -> None:
+        """A message from the kernel about ``cell`` (a restart, an eviction): not the cell's own output."""
+        ...
+
 
 class JsonText(str):
     """A handler result that is already JSON text: sent to JS as is, not encoded again."""

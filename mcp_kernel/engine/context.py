@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 #: The engine's own JS, evaluated in this order into every fresh context, before other scripts.
 RUNTIME_FILES = (
     "intrinsics.js",
+    "stacks.js",
     "inspect.js",
     "table.js",
     "web.js",

@@ -259,7 +259,7 @@ class Engine:
         if current is not None and not current.future.done() and cell in ("", current.cell):
             current.future.set_result(CellOutcome(error=JSError("InternalError", message, [f"InternalError: {message}"])))
         else:
-            self.sink.stream(cell, "stderr", f"[mcp2repl] {message}\n")
+            self.sink.note(cell, f"[mcp2repl] {message}\n")
 
     def _uncaught(self, msg: dict[str, Any]) -> None:
         """An error nobody caught (a timer callback, a rejected promise nobody awaited): on stderr, like
@@ -345,7 +345,7 @@ class Engine:
         await self._open()
         self.declared.clear()
         cell = self._current.cell if self._current else ""
-        self.sink.stream(cell, "stderr", "[mcp2repl] The JavaScript context was restarted to stop runaway code; all globals were lost.\n")
+        self.sink.note(cell, "[mcp2repl] The JavaScript context was restarted to stop runaway code; all globals were lost.\n")
 
     def _out_of_memory(self) -> None:
         v8 = self._v8
@@ -367,7 +367,7 @@ class Engine:
             msg += "; if memory stays short, set large globals to null (or restart the kernel)"
             current.future.set_result(CellOutcome(error=JSError("RangeError", msg, [f"RangeError: {msg}"])))
         else:
-            self.sink.stream(current.cell if current else "", "stderr", f"[mcp2repl] {msg}\n")
+            self.sink.note(current.cell if current else "", f"[mcp2repl] {msg}\n")
 
     def _live(self) -> V8:
         if self._v8 is None:

@@ -36,7 +36,7 @@ class JSError:
 
 
 def cell_frames(stack: str, maps: Mapping[str, SourceMap]) -> list[str]:
-    """The user's frames of a V8 stack, mapped to cell positions, with the source line."""
+    """The user's frames of a stack (already in cell positions: see stacks.js), with the source line."""
     lines: list[str] = []
     for raw in stack.splitlines():
         m = _FRAME.match(raw)
@@ -44,10 +44,6 @@ def cell_frames(stack: str, maps: Mapping[str, SourceMap]) -> list[str]:
             continue
         smap = maps.get(m["file"])
         line, col = int(m["line"]), int(m["col"])
-        if smap is not None:
-            if smap.in_wrapper(line, col):
-                continue  # the cell wrapper itself, not a line the user wrote
-            line, col = smap.original(line, col)
         fn = m["fn"] or ""
         fn = fn.removeprefix("async ")
         where = f"{m['file']} line {line}, col {col}"

@@ -110,10 +110,9 @@ class SourceMap:
             return line, orig + 1
         return line, orig + (column - 1 - gen) + 1
 
-    def in_wrapper(self, line: int, column: int) -> bool:
-        """True for positions in the cell wrapper (``__mcp2repl.run(…)``), not in user code."""
-        segs = self.segments.get(line)
-        return line == 1 and bool(segs) and len(segs) > 1 and segs[0][2] and column - 1 < segs[1][0]
+    def changed_lines(self) -> dict[int, list[tuple[int, int, bool]]]:
+        """The segments of lines the rewrite changed (the rest map to themselves): what stacks.js needs."""
+        return {line: segs for line, segs in self.segments.items() if segs != [(0, 0, False)]}
 
     def source_line(self, line: int) -> str:
         return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
@@ -319,7 +318,9 @@ def rewrite(source: str, cell_name: str) -> Rewritten:
     declared.extend(functions)
     prefix = f"__mcp2repl.run({json.dumps(cell_name)},async function(){{{CHECK}{hoist}"
     body, smap = edits.apply(prefix)
-    code = f"{body}\n}})\n//# sourceURL={cell_name}"
+    # the map rides along as the wrapper's last argument: stacks.js maps positions while they are made
+    changed = json.dumps({line: [[g, o, int(i)] for g, o, i in segs] for line, segs in smap.changed_lines().items()}, separators=(",", ":"))
+    code = f"{body}\n}},{changed})\n//# sourceURL={cell_name}"
     return Rewritten(code=code, source_map=smap, declared=declared)
 
 

@@ -114,7 +114,6 @@ class MCPKernel(Kernel):
         self._silent_count = 0
         self._v8 = compat.v8_version()
         self._reply_calls: dict[str, list[dict[str, Any]]] = {}
-        self._terminal_sessions: set[str] = set()
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -226,9 +225,13 @@ class MCPKernel(Kernel):
                 "user_expressions": {},
             }
         parent = self.get_parent("shell")
-        if silent:
+        if silent or not store_history:
+            # not a numbered cell: the base class counted it, IPython does not (the next cell
+            # shows the same number, and the reply carries the last stored one)
             self._silent_count += 1
             cell = f"cell[-{self._silent_count}]"
+            if not silent:
+                self.execution_count -= 1
         else:
             cell = f"cell[{self.execution_count}]"
         output = ParentOutput(self, parent) if not silent else None
@@ -244,14 +247,31 @@ class MCPKernel(Kernel):
             content = {"ename": err.name, "evalue": err.message, "traceback": err.traceback}
             if not silent:
                 self.send_response(self.iopub_socket, "error", content)
-            return {"status": "error", "execution_count": self.execution_count, **content}
+            return {"status": "error", "execution_count": self.execution_count, "user_expressions": {}, **content}
         if result.data is not None and not silent:
             self.send_response(
                 self.iopub_socket,
                 "execute_result",
                 {"execution_count": self.execution_count, "data": result.data, "metadata": {}},
             )
-        return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
+        expressions = await self._user_expressions(user_expressions or {})
+        return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": expressions}
+
+    async def _user_expressions(self, expressions: dict[str, Any]) -> dict[str, Any]:
+        """Each expression evaluated after the cell (as the messaging spec says), each with its own outcome.
+
+        Parenthesised, so only an expression is accepted (``const x = 1`` is a SyntaxError, as in
+        IPython) and nothing is declared; no output reaches the notebook.
+        """
+        found: dict[str, Any] = {}
+        for name, expression in expressions.items():
+            result = await self.shell_session.execute(f"({expression}\n)", None, cell=f"user_expressions[{name!r}]", progress="off")
+            if result.error is not None:
+                err = result.error
+                found[name] = {"status": "error", "ename": err.name, "evalue": err.message, "traceback": err.traceback}
+            else:
+                found[name] = {"status": "ok", "data": result.data or {"text/plain": "undefined"}, "metadata": {}}
+        return found
 
     def _asker(self) -> Ask:
         """Questions to the person through Jupyter's stdin channel (input_request / input_reply).
@@ -268,8 +288,10 @@ class MCPKernel(Kernel):
     def _progress(self, parent: dict[str, Any]) -> Progress:
         mode = self.progress_mode
         if mode == "auto":
-            session = parent.get("header", {}).get("session", "")
-            return "stderr" if session in self._terminal_sessions else "display"
+            header = parent.get("header", {})
+            interactive = bool(parent.get("content", {}).get("allow_stdin"))  # nbclient and papermill do not allow stdin
+            terminal = interactive and compat.made_by_jupyter_client(header)
+            return "stderr" if terminal else "display"
         return mode if mode in ("display", "stderr", "off") else "display"  # type: ignore[return-value]
 
     def finish_metadata(self, parent: dict[str, Any], metadata: dict[str, Any], reply_content: dict[str, Any]) -> dict[str, Any]:
@@ -317,12 +339,6 @@ class MCPKernel(Kernel):
         unique: bool = False,
         **_: Any,
     ) -> dict[str, Any]:
-        if hist_access_type == "tail" and n == 1000 and raw and not output:
-            # jupyter console's start-up request (history_load_length=1000): that session is a
-            # terminal, which ignores display updates, so its progress goes to stderr instead.
-            session_id = self.get_parent("shell").get("header", {}).get("session")
-            if session_id:
-                self._terminal_sessions.add(session_id)
         if hist_access_type == "tail":
             rows = self.history.tail(n or 10, output)
         elif hist_access_type == "range":

@@ -485,6 +485,18 @@ def test_tool_error_result_throws_tool_error(main: Main) -> None:
     }
 
 
+def test_settled_tool_errors_show_no_runtime_frames(main: Main) -> None:
+    """Regression: ``at toolError (mcp2repl/api/mcp.js:66:12)`` leaked into Promise.allSettled reasons."""
+    k = main.kernel
+    cell = k.run("const settled = await Promise.allSettled([mcp.echo.fail({message: 'nope'})])\nconsole.log(settled[0].reason)\nsettled")
+    assert cell.stream("stdout") == (
+        "ToolError: nope\n    at async Promise.allSettled (index 0)\n    at async cell[N]:1:17 {\n"
+        "  server: 'echo',\n  tool: 'fail',\n  code: 'tool_error',\n  context: 'echo.fail'\n}\n"
+    ).replace("cell[N]", f"cell[{cell.reply['execution_count']}]")
+    assert "mcp2repl/" not in cell.text
+    assert k.value("settled[0].reason.stack.includes('mcp2repl')") == "false"
+
+
 def test_tools_call_envelope_never_throws(main: Main) -> None:
     k = main.kernel
     assert k.json("await tools.call('echo.add', {a: 1, b: 2})") == {"ok": True, "data": {"sum": 3}}

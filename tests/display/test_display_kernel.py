@@ -126,7 +126,10 @@ def test_mcp_content_items_render_natively(k: KernelProcess) -> None:
 def test_call_trace_display_and_reply_metadata(k: KernelProcess) -> None:
     cell = k.run("await tools.slow_inventory_check({ seconds: 1, steps: 4 }); await tools.list_genres(); (await api.calls()).map(c => c.tool)")
     outs, trace = cell.all, cell.traces
-    assert trace[0]["type"] == "display_data" and "text/plain" not in trace[0]["data"]  # a terminal shows nothing live
+    assert trace[0]["type"] == "display_data"
+    # nbclient-like clients read text/plain only: the live form carries it too
+    assert trace[0]["data"]["text/plain"].startswith("⏳ 1 tool call, ")
+    assert " · in flight: demo.slow_inventory_check" in trace[0]["data"]["text/plain"]
     assert "<progress" in "".join(o["data"]["text/html"] for o in trace)
     final = trace[-1]
     assert final["type"] == "update_display_data"
@@ -165,3 +168,49 @@ def test_elicitation_and_sampling_are_declined_with_a_reason(k: KernelProcess) -
     outs = k.outputs("(await tools.call('trigger-sampling-request', { prompt: 'hi' })).error.message")
     assert outs[0]["text"] == '[mcp2repl] MCP server "everything" asked for an LLM completion (sampling); declined: mcp2repl has no model\n'
     assert outs[-1]["data"]["text/plain"].endswith("mcp2repl has no language model to sample from; request declined'")
+
+
+def test_console_flood_is_cut_and_kept_as_an_artifact(tmp_path: Path) -> None:
+    """Regression: with MCP2REPL_MAX_OUTPUT_CHARS=300, one log line sent 100,001 chars and 2,000 lines 18.9 KB."""
+    kernel = KernelProcess(tmp_path, MCP2REPL_MAX_OUTPUT_CHARS="300", MCP2REPL_PROGRESS="off")
+    try:
+        cell = kernel.run('console.log("y".repeat(100000))')
+        assert cell.stream("stdout") == "y" * 300 + "\n[mcp2repl] console output cut at 300 characters (MCP2REPL_MAX_CONSOLE_CHARS); the whole log is saved when the cell ends\n"
+        assert cell.stderr == '[mcp2repl] whole console log (100,001 characters, 1 line): await api.readArtifact("console-cell1.txt")\n'
+        assert kernel.value('(await api.readArtifact("console-cell1.txt")) === "y".repeat(100000) + "\\n"') == "true"
+        cell = kernel.run('for (let i = 0; i < 2000; i++) console.log("line " + i)')
+        shown = cell.stream("stdout")
+        assert len(shown) < 450 and shown.startswith("line 0\nline 1\n") and "line 38" not in shown
+        assert cell.stderr == '[mcp2repl] whole console log (18,890 characters, 2,000 lines): await api.readArtifact("console-cell3.txt")\n'
+        # a separate budget when asked for
+    finally:
+        kernel.close()
+    kernel = KernelProcess(tmp_path, MCP2REPL_MAX_OUTPUT_CHARS="300", MCP2REPL_MAX_CONSOLE_CHARS="1000", MCP2REPL_PROGRESS="off")
+    try:
+        cell = kernel.run('console.log("y".repeat(999)); console.error("e".repeat(5))')
+        assert cell.stream("stdout") == "y" * 999 + "\n"
+        assert cell.stderr == "[mcp2repl] console output cut at 1,000 characters (MCP2REPL_MAX_CONSOLE_CHARS); the whole log is saved when the cell ends\n" + (
+            '[mcp2repl] whole console log (1,006 characters, 2 lines): await api.readArtifact("console-cell1-2.txt")\n'
+        )
+    finally:
+        kernel.close()
+
+
+def test_artifact_folder_cap_evicts_auto_saved_and_says_so(tmp_path: Path) -> None:
+    """Regression: every cut api.print or result wrote its whole value, without bound."""
+    kernel = KernelProcess(tmp_path, MCP2REPL_MAX_OUTPUT_CHARS="300", MCP2REPL_ARTIFACT_MAX_FILES="3", MCP2REPL_PROGRESS="off")
+    try:
+        assert kernel.value('(await api.saveArtifact("mine", {a: 1})).name') == "'mine.json'"
+        for n in (2, 3):
+            assert kernel.run("api.print(Array.from({length: 500}, (_, i) => i))").stderr == ""
+        cell = kernel.run("api.print(Array.from({length: 500}, (_, i) => i))")
+        assert cell.stderr == "[mcp2repl] artifacts: removed 1 auto-saved artifact(s) (0.0 MB) to stay within the folder's cap: result-cell2.json\n"
+        names = kernel.json("(await api.artifacts()).map(h => h.name).sort()")
+        assert names == ["mine.json", "result-cell3.json", "result-cell4.json"]
+        for n in range(2):
+            kernel.run(f'await api.saveArtifact("keep{n}", 1)')
+        cell = kernel.run('await api.saveArtifact("keep2", 1)')
+        assert "artifacts saved with api.saveArtifact are never removed" in cell.stderr
+        assert kernel.json("(await api.artifacts()).map(h => h.name).sort()") == ["keep0.json", "keep1.json", "keep2.json", "mine.json"]
+    finally:
+        kernel.close()

@@ -11,7 +11,8 @@ def body(src: str) -> str:
     code = rewrite(src, "cell[1]").code
     head = f'__mcp2repl.run("cell[1]",async function(){{{CHECK}'
     assert code.startswith(head)
-    return code[len(head) : code.rindex("\n})\n//# sourceURL=cell[1]")]
+    assert code.endswith(")\n//# sourceURL=cell[1]")
+    return code[len(head) : code.rindex("\n},{")]
 
 
 def test_declarations_become_global_assignments():

@@ -258,3 +258,19 @@ def test_huge_output_is_capped_not_fatal(js):
     assert total <= 8 * 1024 * 1024 + 1000
     assert "characters of output were dropped" in js.sink.text("stderr")
     assert js.value("1") == "1"
+
+
+def test_stacks_show_the_users_positions_and_no_runtime_frames(js):
+    """Regression: inspected errors showed rewritten positions and the runtime's frames (mcp2repl/…)."""
+    assert js.value("new Error('plain')") == "Error: plain\n    at cell[1]:1:1"
+    assert js.value("function boom() {\n  return new Error('in boom')\n}\nboom()") == (
+        "Error: in boom\n    at boom (cell[2]:2:10)\n    at cell[2]:4:1"
+    )
+    # a declaration is rewritten (`const` becomes a global assignment): the column is still the user's
+    assert js.value("const e = new Error('x'); e.stack") == "'Error: x\\n    at cell[3]:1:11'"
+    shown = js.value("await Promise.allSettled([(async () => { await null; throw new TypeError('t') })()])")
+    assert "mcp2repl/" not in shown and "__mcp2repl" not in shown
+    assert shown == "[\n  {\n    status: 'rejected',\n    reason: TypeError: t\n        at cell[4]:1:60\n  }\n]"
+    # the kernel's traceback agrees with e.stack
+    err = js.error("function f() { throw new RangeError('r') }\nf()")
+    assert err.traceback == ["RangeError: r", "  at cell[5] line 1, col 22, in f", "    function f() { throw new RangeError('r') }", "                         ^", "  at cell[5] line 2, col 1", "    f()", "    ^"]

@@ -31,11 +31,11 @@ ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-
 
 
 class Console:
-    def __init__(self) -> None:
+    def __init__(self, *options: str) -> None:
         env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1")
         self.child = pexpect.spawn(
             sys.executable,
-            ["-m", "jupyter_console", "--kernel", "mcp2repl"],
+            ["-m", "jupyter_console", "--kernel", "mcp2repl", *options],
             env=env,
             encoding="utf-8",
             dimensions=(50, 160),
@@ -176,6 +176,31 @@ def test_ctrl_c_interrupts_and_keeps_globals(console: Console) -> None:
         "InterruptError: Execution interrupted\n  at cell[8] line 1, col 15\n    while (true) {}\n                  ^\n\n"
     ), shown
     assert console.run("add(1, 1)", 10) == "Out[9]: 2\n\n"
+
+
+SLOW_CALL = "const inv = await mcp.demo.slow_inventory_check({seconds: 0.6, steps: 3}); [inv.steps, inv.books_checked]"
+PROGRESS_LINES = (
+    "[demo.slow_inventory_check] 33% Checked shelf 1/3 (13 books)\n"
+    "[demo.slow_inventory_check] 67% Checked shelf 2/3 (26 books)\n"
+    "[demo.slow_inventory_check] 100% Checked shelf 3/3 (40 books)\n"
+)
+
+
+def test_tool_progress_arrives_as_lines(console: Console) -> None:
+    """A terminal ignores display updates: progress comes as stderr lines instead."""
+    assert console.run(SLOW_CALL, 11) == PROGRESS_LINES + "Out[10]: [ 3, 40 ]\n\n"
+
+
+def test_tool_progress_under_simple_prompt() -> None:
+    """Regression: with --simple-prompt (no start-up history request) progress lines were missing."""
+    con = Console("--simple-prompt")
+    try:
+        con.prompt(1)
+        con.settle()
+        assert con.run(SLOW_CALL, 2) == PROGRESS_LINES + "Out[1]: [ 3, 40 ]\n\n"
+    finally:
+        con.child.sendline("exit")
+        con.child.expect(pexpect.EOF, timeout=20)
 
 
 def test_ctrl_d_exits_and_shuts_the_kernel_down(console: Console) -> None:

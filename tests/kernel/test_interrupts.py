@@ -6,19 +6,10 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 from conftest import KernelProcess
 from jupyter_client.manager import KernelManager
-
-
-@pytest.fixture(scope="module")
-def kernel() -> Iterator[KernelProcess]:
-    session = KernelProcess()
-    yield session
-    session.close()
-
 
 SPINS = [
     "while (true) {}",

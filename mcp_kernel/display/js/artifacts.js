@@ -32,7 +32,8 @@
       if (data !== undefined && data.length < 1000000) data = jsonText(value, 2); // small: readable; big: compact
     }
     if (data === undefined) throw new TypeError(`${ns.inspect(value, { depth: 0 })} has no JSON form; use format 'text'`);
-    return ns.call("artifacts.save", { name: name == null ? "" : $.String(name), data, format });
+    // auto: the kernel chose to save this (a cut view); such artifacts may be evicted to respect the folder's cap
+    return ns.call("artifacts.save", { name: name == null ? "" : $.String(name), data, format, auto: options.auto === true });
   };
 
   /** Read an artifact back: JSON and NDJSON as values, text as a string, bytes as a Uint8Array. */

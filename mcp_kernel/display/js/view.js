@@ -50,7 +50,7 @@
     env.maxChars = maxChars;
     if (!env.ok || env.cut) {
       try {
-        env.artifact = await ns.saveArtifact(options.artifactName || "", value, { format: "json" });
+        env.artifact = await ns.saveArtifact(options.artifactName || "", value, { format: "json", auto: !options.artifactName });
       } catch (e) {
         if (e && (e.name === "InterruptError" || e.name === "TimeoutError")) throw e; // the cell is being stopped
         env.artifactError = $.String(e && e.message);

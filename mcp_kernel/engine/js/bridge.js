@@ -161,8 +161,9 @@ function __mk$i() {
   };
 
   /** Start a rewritten cell; its outcome is posted as a "done" message. */
-  ns.run = function run(cell, body) {
+  ns.run = function run(cell, body, map) {
     current = cell;
+    ns.mapCell(cell, map);
     const finish = async (ok, value) => {
       try {
         const waits = $.setValues(holds);
