@@ -201,7 +201,7 @@ def test_artifact_folder_cap_evicts_auto_saved_and_says_so(tmp_path: Path) -> No
     kernel = KernelProcess(tmp_path, MCP2REPL_MAX_OUTPUT_CHARS="300", MCP2REPL_ARTIFACT_MAX_FILES="3", MCP2REPL_PROGRESS="off")
     try:
         assert kernel.value('(await api.saveArtifact("mine", {a: 1})).name') == "'mine.json'"
-        for n in (2, 3):
+        for _ in (2, 3):
             assert kernel.run("api.print(Array.from({length: 500}, (_, i) => i))").stderr == ""
         cell = kernel.run("api.print(Array.from({length: 500}, (_, i) => i))")
         assert cell.stderr == "[mcp2repl] artifacts: removed 1 auto-saved artifact(s) (0.0 MB) to stay within the folder's cap: result-cell2.json\n"
