@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from . import __version__, api, display, rundir
 from .api import completion as tool_completion
 from .api.discovery import DiscoveryApi
+from .api.explain import explain
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
 from .display import artifacts
 from .display.artifacts import ArtifactStore, cell_stem, default_root
@@ -219,7 +220,8 @@ class Session:
             module = await asyncio.to_thread(importlib.import_module, "mcp_kernel.servers.manager")
             events = module.ManagerEvents(
                 notice=lambda text: self.notice(text),
-                catalog_changed=lambda snapshot: self.engine.set_data("catalog", snapshot),
+                # with config problems, unknown names stay callable: the call says what is wrong
+                catalog_changed=lambda snapshot: self.engine.set_data("catalog", {**snapshot, "problems": self.config.problems if self.config else []}),
                 log_message=self._server_log,
             )
             manager = module.ServerManager(events)
@@ -240,7 +242,8 @@ class Session:
         else:
             available, source = dict(config.available), str(config.source)
         rule = "any" if "any" in (self.options.allow_connect, config.allow_connect if config else "") else "configured"
-        return ConnectPolicy(rule, available, source, confirm_destructive=bool(config and config.confirm_destructive))
+        problems = tuple(config.problems) if config else ()
+        return ConnectPolicy(rule, available, source, confirm_destructive=bool(config and config.confirm_destructive), problems=problems)
 
     async def close(self) -> None:
         await self.engine.close()
@@ -306,6 +309,8 @@ class Session:
             await self._save_console(cell, out)
             if self.options.owner:
                 rundir.current().record_idle()
+        if outcome.error is not None and self.servers.loaded is not None:
+            explain(outcome.error, code, self.servers.loaded.catalog, self.config.problems if self.config else ())
         return self._masked(Result(outcome.data, outcome.error, trace.records()))
 
     def _masked(self, result: Result) -> Result:

@@ -105,15 +105,21 @@
     return value;
   }
 
-  let catalog = { servers: [], tools: [] };
+  let catalog = { servers: [], tools: [], problems: [] };
   const IGNORED = new $.Set(["then", "toJSON", "constructor", "inspect", "valueOf", "toString", "asymmetricMatch", "nodeType"]);
 
-  /** A target object whose unknown string keys become late-bound functions. */
-  function lateBound(target, make) {
+  // Feature detection works (`typeof tools.x === "function"`, `mcp.fs.delete_file?.(…)`): a name
+  // the catalog does not have is undefined. Only while an answer may still come — a server still
+  // starting, or a config with problems (the server would be there were it valid) — is an unknown
+  // name a function, whose call waits for the servers and then names the tool or the problem.
+  const undecided = () => $.some(catalog.servers, (s) => s.state === "starting") || (catalog.problems || []).length > 0;
+
+  /** A target object whose unknown string keys become late-bound functions while `open()` says so. */
+  function lateBound(target, make, open) {
     return new Proxy(target, {
       get(obj, prop, receiver) {
         if (typeof prop === "symbol" || prop in obj || $.has(IGNORED, prop)) return $.reflectGet(obj, prop, receiver);
-        return make(prop);
+        return open() ? make(prop) : undefined;
       },
     });
   }
@@ -131,6 +137,7 @@
     const qualified = server.name;
     for (const t of $.filter(catalog.tools, (t) => t.server === qualified)) {
       base[t.toolSafe] = toolFunction({ server: t.server, tool: t.name }, `mcp.${server.safe}.${t.toolSafe}`, t.description);
+      if (t.name !== t.toolSafe) define(base, t.name, base[t.toolSafe]); // mcp.srv["get-sum"]: the real name too, not listed
     }
     const request = (method, ...args) => ns.call("mcp.request", { server: qualified, method, args });
     define(base, "resources", {
@@ -154,13 +161,15 @@
         return { description: r.description, messages: r.messages };
       },
     });
-    return lateBound(base, (prop) => toolFunction({ serverSafe: server.safe, toolSafe: prop }, `mcp.${server.safe}.${prop}`));
+    // a server that is not ready (starting, failed) answers every tool name: the call says why
+    const open = () => server.state !== "ready" || undecided();
+    return lateBound(base, (prop) => toolFunction({ serverSafe: server.safe, toolSafe: prop }, `mcp.${server.safe}.${prop}`), open);
   }
 
   let mcpTarget = {};
   let toolsTarget = {};
 
-  /** Python: a new catalog snapshot `{servers: [{name, safe, state}], tools: [summary…]}`. */
+  /** Python: a new catalog snapshot `{servers: [{name, safe, state}], tools: [summary…], problems: [config problem…]}`. */
   function setCatalog(next) {
     catalog = next;
     const m = {};
@@ -170,12 +179,22 @@
     for (const t of catalog.tools) {
       byName[t.qualified] = toolFunction({ server: t.server, tool: t.name }, `mcp.tools["${t.qualified}"]`, t.description);
       if (t.safe) byName[t.name] = toolFunction({ server: t.server, tool: t.name }, `mcp.tools["${t.name}"]`, t.description);
+      // every other spelling of server.tool (real or JS name in each part) reaches the same tool, unlisted
+      for (const alias of [`${t.serverSafe}.${t.toolSafe}`, `${t.server}.${t.toolSafe}`, `${t.serverSafe}.${t.name}`, t.safe]) {
+        if (alias && !(alias in byName)) define(byName, alias, byName[t.qualified]);
+      }
+      // a name several servers have: calling it says which to pick
+      if (!t.safe && !(t.name in byName)) define(byName, t.name, toolFunction({ name: t.name }, `mcp.tools["${t.name}"]`));
     }
-    define(m, "tools", lateBound(byName, (prop) => toolFunction({ name: prop }, `mcp.tools["${prop}"]`)));
+    define(m, "tools", lateBound(byName, (prop) => toolFunction({ name: prop }, `mcp.tools["${prop}"]`), undecided));
     define(m, "servers", () => api.servers());
     const t = {};
     for (const entry of catalog.tools) {
       if (entry.safe) t[entry.safe] = toolFunction({ server: entry.server, tool: entry.name }, `tools.${entry.safe}`, entry.description);
+    }
+    // a name several servers have exists too (typeof says "function"); calling it says which to pick
+    for (const entry of catalog.tools) {
+      if (!entry.safe && !(entry.toolSafe in t)) define(t, entry.toolSafe, toolFunction({ name: entry.name }, `tools.${entry.toolSafe}`));
     }
     define(t, "call", async (name, args, options) => {
       try {
@@ -194,7 +213,7 @@
       get(_, prop) {
         const target = getTarget();
         if (typeof prop === "symbol" || prop in target || $.has(IGNORED, prop)) return $.reflectGet(target, prop);
-        return make(prop);
+        return undecided() ? make(prop) : undefined;
       },
       has: (_, prop) => prop in getTarget(),
       ownKeys: () => $.ownKeys(getTarget()),
@@ -208,7 +227,7 @@
       deleteProperty: () => false,
     });
   }
-  define(globalThis, "mcp", forwarding(() => mcpTarget, (prop) => serverNamespace({ name: prop, safe: prop })));
+  define(globalThis, "mcp", forwarding(() => mcpTarget, (prop) => serverNamespace({ name: prop, safe: prop, state: "unknown" })));
   define(globalThis, "tools", forwarding(() => toolsTarget, (prop) => toolFunction({ safe: prop }, `tools.${prop}`)));
   setCatalog(catalog);
   ns.onData("catalog", setCatalog);

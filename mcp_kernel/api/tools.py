@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..display.calltrace import CellTrace
 from ..engine import BridgeError, CallContext, Engine, JsonText
 from ..servers.catalog import ToolLookupError
+from ..servers.config import problems_note
 from ..servers.spec import ServerSpec, parse_spec
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class ConnectPolicy:
     available: dict[str, ServerSpec]
     source: str
     confirm_destructive: bool = False  # the config's default for servers that do not say
+    problems: tuple[str, ...] = ()  # of the config: said wherever a server or tool is not found
 
 
 @dataclass
@@ -138,7 +140,7 @@ class ToolsApi:
         try:
             entry = await manager.resolve(target)
         except ToolLookupError as exc:
-            raise BridgeError("TypeError", str(exc)) from None
+            raise BridgeError("TypeError", str(exc) + problems_note(self.policy().problems)) from None
         args = params.get("args")
         if args is None:
             args = {}

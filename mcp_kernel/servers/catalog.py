@@ -186,30 +186,37 @@ class Catalog:
         return self._by_server.get(server, {}).get(name)
 
     def resolve(self, target: dict[str, Any]) -> ToolEntry:
-        """Find the tool a JS call means: {server, tool} | {serverSafe, toolSafe} | {name} | {safe}."""
-        if "serverSafe" in target:
-            server = next((s for s, safe in self.server_safe.items() if safe == target["serverSafe"]), None)
-            if server is None:
-                raise ToolLookupError(f"Unknown MCP server mcp.{target['serverSafe']}. {self._servers_hint()}")
-            tools = self._by_server.get(server, {})
-            # mcp.srv.get_weather_v2 and mcp.srv["get-weather.v2"] both work
-            entry = next((e for e in tools.values() if e.tool_safe == target["toolSafe"]), None) or tools.get(target["toolSafe"])
+        """The tool a JS call means. One rule for every form: each name may be the real one or its JS name.
+
+        ``{server, tool}`` / ``{serverSafe, toolSafe}`` come from ``mcp.<server>.<tool>``,
+        ``api.callTool(server, tool)`` and ``api.describeTool(server, tool)``; ``{name}`` / ``{safe}``
+        from ``mcp.call(…)``, ``mcp.tools[…]``, ``tools.<name>`` and ``api.describeTool(name)``, where
+        the name is a tool's name or ``server.tool``.
+        """
+        server = target.get("server", target.get("serverSafe"))
+        if server is not None:
+            tool = str(target.get("tool", target.get("toolSafe", "")))
+            shown = f"mcp.{server}.{tool}" if "serverSafe" in target else f"{server}.{tool}"
+            real = self.server_named(str(server))
+            if real is None or real not in self._by_server:
+                label = f"mcp.{server}" if "serverSafe" in target else f'"{server}"'
+                raise ToolLookupError(f"Unknown MCP server {label}. {self._servers_hint()}")
+            entry = self._on_server(real, tool)
             if entry is None:
-                raise ToolLookupError(self._unknown(f"mcp.{target['serverSafe']}.{target['toolSafe']}", target["toolSafe"], server))
+                raise ToolLookupError(self._unknown(shown, tool, real))
             return entry
-        if "server" in target:
-            entry = self.get(target["server"], target["tool"])
-            if entry is None:
-                if target["server"] not in self._by_server:
-                    raise ToolLookupError(f'Unknown MCP server "{target["server"]}". {self._servers_hint()}')
-                raise ToolLookupError(self._unknown(f"{target['server']}.{target['tool']}", target["tool"], target["server"]))
-            return entry
-        if "safe" in target:
-            entry = self._by_safe.get(target["safe"])
-            if entry is not None:
-                return entry
-            return self._resolve_name(target["safe"], f"tools.{target['safe']}")
-        return self._resolve_name(str(target.get("name", "")), str(target.get("name", "")))
+        name = str(target.get("name", target.get("safe", "")))
+        return self._resolve_name(name, f"tools.{name}" if "safe" in target else name)
+
+    def server_named(self, name: str) -> str | None:
+        """The real name of a server given by its real or its JS name."""
+        if name in self.server_safe:
+            return name
+        return next((real for real, safe in self.server_safe.items() if safe == name), None)
+
+    def _on_server(self, server: str, tool: str) -> ToolEntry | None:
+        tools = self._by_server.get(server, {})
+        return tools.get(tool) or next((e for e in tools.values() if e.tool_safe == tool), None)
 
     def _resolve_name(self, name: str, shown: str) -> ToolEntry:
         found = self._by_short.get(name, [])
@@ -220,22 +227,35 @@ class Catalog:
             raise ToolLookupError(
                 f'"{name}" is ambiguous: {len(found)} servers have it. Call one of: {choices}, or mcp.call("server.{name}", …)'
             )
-        if "." in name:
-            server, _, tool = name.partition(".")
-            entry = self.get(server, tool)
+        if name in self._by_safe:
+            return self._by_safe[name]
+        # "server.tool", either part real or JS; both may hold dots, so try every split
+        dot = name.find(".")
+        while dot > 0:
+            server = self.server_named(name[:dot])
+            entry = self._on_server(server, name[dot + 1 :]) if server is not None else None
             if entry is not None:
                 return entry
-        matches = [e for e in self.entries if e.safe == name or e.tool_safe == name]
+            dot = name.find(".", dot + 1)
+        matches = [e for e in self.entries if e.tool_safe == name]
         if len(matches) == 1:
             return matches[0]
         raise ToolLookupError(self._unknown(shown, name, None))
 
     def _unknown(self, shown: str, name: str, server: str | None) -> str:
+        prefix = ""
+        if server is None:  # they may have written server.tool: suggest tools of that server, in that form
+            dot = name.find(".")
+            while dot > 0 and server is None:
+                server = self.server_named(name[:dot])
+                if server is not None:
+                    prefix, name = name[: dot + 1], name[dot + 1 :]
+                dot = name.find(".", dot + 1)
         pool = [e for e in self.entries if server is None or e.server == server]
         names = [e.name for e in pool] + [e.safe for e in pool if e.safe] + [e.tool_safe for e in pool]
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
-        hint = f" Did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
-        where = f' on server "{server}"' if server else ""
+        hint = f" Did you mean {', '.join(dict.fromkeys(prefix + c for c in close))}?" if close else ""
+        where = f' on server "{server}"' if server and not prefix else ""
         return f"Unknown MCP tool {shown}{where}.{hint} Use api.searchTools(query) or api.listTools() to find tools."
 
     def _servers_hint(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -250,3 +250,10 @@ def effective_servers(config: LoadedConfig, fallback: ServerSpec | None = None) 
     if config.source is None and not config.problems and fallback is not None:
         return "built-in demo (no config found)", [fallback]
     return (str(config.source) if config.source else "none"), list(config.servers.values())
+
+
+def problems_note(problems: Sequence[str]) -> str:
+    """The config's problems, to end a "not found" message with (a server may be missing because of them)."""
+    if not problems:
+        return ""
+    return f" The MCP server config has {'a problem' if len(problems) == 1 else f'{len(problems)} problems'}: {'; '.join(problems)}."

@@ -208,8 +208,8 @@ def test_artifact_folder_cap_evicts_auto_saved_and_says_so(tmp_path: Path) -> No
         names = kernel.json("(await api.artifacts()).map(h => h.name).sort()")
         assert names == ["mine.json", "result-cell3.json", "result-cell4.json"]
         for n in range(2):
-            kernel.run(f'await api.saveArtifact("keep{n}", 1)')
-        cell = kernel.run('await api.saveArtifact("keep2", 1)')
+            kernel.run(f'(await api.saveArtifact("keep{n}", 1)).name')
+        cell = kernel.run('(await api.saveArtifact("keep2", 1)).name')
         assert "artifacts saved with api.saveArtifact are never removed" in cell.stderr
         assert kernel.json("(await api.artifacts()).map(h => h.name).sort()") == ["keep0.json", "keep1.json", "keep2.json", "mine.json"]
     finally:

@@ -53,6 +53,29 @@ def test_resolution_forms(cat: Catalog) -> None:
     assert cat.resolve({"name": "other.read"}).server == "other"
 
 
+@pytest.mark.parametrize(
+    "target",
+    [
+        {"name": "get-weather.v2"},  # mcp.call("get-weather.v2"), describeTool("get-weather.v2")
+        {"name": "get_weather_v2"},
+        {"safe": "get_weather_v2"},  # tools.get_weather_v2
+        {"name": "my-server.get-weather.v2"},  # mcp.call / mcp.tools[…] / describeTool("server.tool")
+        {"name": "my-server.get_weather_v2"},
+        {"name": "my_server.get_weather_v2"},
+        {"name": "my_server.get-weather.v2"},
+        {"server": "my-server", "tool": "get-weather.v2"},  # api.callTool / describeTool(server, tool)
+        {"server": "my-server", "tool": "get_weather_v2"},
+        {"server": "my_server", "tool": "get_weather_v2"},
+        {"serverSafe": "my_server", "toolSafe": "get_weather_v2"},  # mcp.my_server.get_weather_v2
+        {"serverSafe": "my_server", "toolSafe": "get-weather.v2"},  # mcp.my_server["get-weather.v2"]
+    ],
+)
+def test_every_form_takes_real_and_js_names(cat: Catalog, target: dict) -> None:
+    """Regression: server.tool forms, api.callTool and describeTool(server, tool) took only one spelling."""
+    entry = cat.resolve(target)
+    assert (entry.server, entry.name) == ("my-server", "get-weather.v2")
+
+
 def test_lookup_errors_say_what_to_write(cat: Catalog) -> None:
     with pytest.raises(ToolLookupError) as ambiguous:
         cat.resolve({"name": "read"})
@@ -65,6 +88,12 @@ def test_lookup_errors_say_what_to_write(cat: Catalog) -> None:
     with pytest.raises(ToolLookupError) as server:
         cat.resolve({"serverSafe": "nope", "toolSafe": "x"})
     assert str(server.value) == "Unknown MCP server mcp.nope. Servers: mcp.my_server, mcp.other."
+    with pytest.raises(ToolLookupError) as dotted:
+        cat.resolve({"name": "my-server.get-wether.v2"})
+    assert str(dotted.value) == (
+        "Unknown MCP tool my-server.get-wether.v2. Did you mean my-server.get-weather.v2, my-server.get_weather_v2? "
+        "Use api.searchTools(query) or api.listTools() to find tools."
+    )
 
 
 def test_argument_checks_name_the_field_and_show_the_signature(cat: Catalog) -> None:
