@@ -289,10 +289,12 @@ class Session:
             self._askers[cell] = ask
         if self.options.owner:
             rundir.current().record_cell(cell, code)
-        if not self._noted:
+        if not self._noted and output is not None:  # a silent execution would swallow them
             self._noted = True
-            if self.startup_notes:
-                out.stream("stderr", "".join(f"[mcp2repl] {line}\n" for line in self.startup_notes))
+            # what only the banner said reaches JupyterLab, papermill and nbclient users too
+            problems = [f"MCP server config problem: {p}" for p in self.config.problems] if self.config else []
+            if self.startup_notes or problems:
+                out.stream("stderr", "".join(f"[mcp2repl] {line}\n" for line in [*self.startup_notes, *problems]))
         ticker = asyncio.ensure_future(_tick(trace))
         try:
             loading = self.servers.done

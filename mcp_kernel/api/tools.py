@@ -163,7 +163,9 @@ class ToolsApi:
         except unavailable as exc:
             if trace and record:
                 trace.end(record, False, error="server_unavailable")
-            raise BridgeError("ToolError", str(exc), server=entry.server, tool=entry.name, code="server_unavailable", context=entry.qualified) from None
+            raise BridgeError(
+                "ToolError", str(exc), server=entry.server, tool=entry.name, code="server_unavailable", context=entry.qualified
+            ) from None
         except mcp_error as exc:
             if trace and record:
                 trace.end(record, False, error=str(exc.error.code))  # type: ignore[attr-defined]
@@ -171,7 +173,12 @@ class ToolsApi:
             if exc.error.code == request_timeout:  # type: ignore[attr-defined]
                 message = f"no answer within {timeout or manager.connections[entry.server].spec.timeout} s ({message})"
             raise BridgeError(
-                "ToolError", message, server=entry.server, tool=entry.name, code=str(exc.error.code), context=entry.qualified  # type: ignore[attr-defined]
+                "ToolError",
+                message,
+                server=entry.server,
+                tool=entry.name,
+                code=str(exc.error.code),
+                context=entry.qualified,  # type: ignore[attr-defined]
             ) from None
         except asyncio.CancelledError:
             if trace and record:
@@ -224,7 +231,14 @@ class ToolsApi:
         async with self._asking:  # one question at a time
             answer = await ask(self.redact(prompt))
         if answer.strip().lower() not in ("y", "yes"):
-            raise BridgeError("ToolError", "not run (declined at the prompt)", server=entry.server, tool=entry.name, code="declined", context=entry.qualified)
+            raise BridgeError(
+                "ToolError",
+                "not run (declined at the prompt)",
+                server=entry.server,
+                tool=entry.name,
+                code="declined",
+                context=entry.qualified,
+            )
 
     def observed(self, params: dict[str, Any], ctx: CallContext) -> None:
         """A sampled result value from mcp.js: its shape documents the tool's return type."""
@@ -266,6 +280,23 @@ class ToolsApi:
                 "lastError": self.redact(c.last_error) if c.last_error else None,
             }
             for c in manager.connections.values()
+        ] + self._config_rows()
+
+    def _config_rows(self) -> list[dict[str, Any]]:
+        """A row per config problem: a server missing because of one is explained where servers are listed."""
+        policy = self.policy()
+        return [
+            {
+                "name": "(config)",
+                "transport": None,
+                "state": "config problem",
+                "tools": 0,
+                "source": policy.source,
+                "description": None,
+                "server": None,
+                "lastError": self.redact(problem),
+            }
+            for problem in policy.problems
         ]
 
     async def connect(self, params: dict[str, Any], ctx: CallContext) -> Any:
@@ -294,7 +325,9 @@ class ToolsApi:
             )
         spec = policy.available.get(name)
         if spec is None:
-            raise BridgeError("TypeError", f'api.connect("{name}"): the config ({policy.source}) defines no server "{name}"; it defines: {defined}')
+            raise BridgeError(
+                "TypeError", f'api.connect("{name}"): the config ({policy.source}) defines no server "{name}"; it defines: {defined}'
+            )
         return spec
 
     async def disconnect(self, params: dict[str, Any], ctx: CallContext) -> Any:

@@ -1028,9 +1028,15 @@ def test_invalid_json_config_keeps_the_kernel_usable(tmp_path: Path) -> None:
             "  config problem: mcp.json: invalid JSON at line 3, column 29: Expecting property name enclosed in double quotes",
             "  (none)",
         ]
-        assert kernel.value("const answer = 6 * 7; answer") == "42"
+        first = kernel.run("const answer = 6 * 7; answer")
+        assert first.text == "42"
+        assert first.stderr == (
+            "[mcp2repl] MCP server config problem: mcp.json: invalid JSON at line 3, column 29: Expecting property name enclosed in double quotes\n"
+        )
         assert kernel.value("[1, 2, 3].map((x) => x * answer)") == "[ 42, 84, 126 ]"
-        assert kernel.json("await api.servers()") == []
+        assert [(r["name"], r["state"], r["lastError"]) for r in kernel.json("await api.servers()")] == [
+            ("(config)", "config problem", "mcp.json: invalid JSON at line 3, column 29: Expecting property name enclosed in double quotes")
+        ]
         error = kernel.run("await mcp.echo.echo({text: 'x'})").error
         assert (error["ename"], error["evalue"]) == (
             "TypeError",
