@@ -67,6 +67,11 @@ class ParentOutput:
         self._send("clear_output", {"wait": wait})
 
 
+def _terminated() -> None:
+    rundir.current().remove()
+    os._exit(0)
+
+
 class MCPKernel(Kernel):
     """JavaScript cells in one persistent V8 context."""
 
@@ -127,6 +132,9 @@ class MCPKernel(Kernel):
         self._shell_loop = asyncio.get_running_loop()
         # Signal-mode clients and `kill -INT`: stop JS, never raise KeyboardInterrupt.
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.shell_session.interrupt)
+        # SIGTERM is how clients end a kernel whose shutdown takes long (jupyter_client after 2.5 s):
+        # a requested end, so leave at once and cleanly; the servers' guards stop them as we go.
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, _terminated)
         try:
             await self.shell_session.start()
         except Exception:

@@ -86,11 +86,27 @@ def test_shutdown_is_fast_even_while_spinning() -> None:
     session.kc.execute("while (true) {}")
     time.sleep(0.3)
     process = session.km.provisioner.process  # type: ignore[union-attr]
-    session.km.shutdown_kernel()
-    # jupyter_client sends SIGTERM, then SIGKILL, to a kernel that does not leave by itself
-    # after a shutdown request: this one must answer and exit on its own (status 0)
-    assert process.wait(10) == 0
-    assert not session.km.is_alive()
+    # the request alone, not km.shutdown_kernel (which adds SIGTERM and SIGKILL after 2.5 s):
+    # the kernel must answer it while JS spins and then leave by itself
+    msg_id = session.kc.shutdown()
+    reply = session.kc.control_channel.get_msg(timeout=20)
+    assert (reply["parent_header"]["msg_id"], reply["msg_type"], reply["content"]["status"]) == (msg_id, "shutdown_reply", "ok")
+    assert process.wait(30) == 0
+    session.kc.stop_channels()
+
+
+def test_sigterm_ends_the_kernel_cleanly() -> None:
+    """What clients send when a shutdown takes long: the kernel leaves at once, status 0, run folder gone."""
+    session = KernelProcess()
+    session.execute("await mcp.demo.list_genres()")
+    process = session.km.provisioner.process  # type: ignore[union-attr]
+    server = session.server_process("mcp_kernel.demo.server")
+    session.kc.execute("while (true) {}")
+    time.sleep(0.3)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(30) == 0
+    server.wait(30)  # its guard stops it when the kernel is gone
+    session.kc.stop_channels()
 
 
 def test_time_limit_and_heap_limit_from_environment() -> None:
