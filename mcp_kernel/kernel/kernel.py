@@ -364,8 +364,8 @@ class MCPKernel(Kernel):
         closing = asyncio.run_coroutine_threadsafe(self.shell_session.close(), self._shell_loop)
         try:
             await asyncio.wait_for(asyncio.wrap_future(closing), SHUTDOWN_CLOSE)
-        except Exception:
-            self.log.warning("the session did not close within %s s", SHUTDOWN_CLOSE, exc_info=True)
+        except Exception as exc:  # noqa: BLE001 - a server that will not close must not keep the kernel
+            self.log.warning("the session did not close within %s s (%s); its servers' guards stop them", SHUTDOWN_CLOSE, type(exc).__name__)
         # ipykernel 7.4 can hang while tearing down (its control thread blocks flushing to an
         # IOPub thread that already stopped), and clients then wait 2.5 s and SIGTERM us. All
         # our state is closed by now, so leave promptly if the normal exit stalls.
