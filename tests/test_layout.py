@@ -31,7 +31,8 @@ ALLOWED = {
     "rundir": set(),
     "session": {"engine", "display", "servers", "api", "compat", "rundir"},
     "kernel": {"session", "compat", "rundir"},
-    "cli": {"session", "compat", "rundir"},
+    "client": {"rundir"},
+    "cli": {"session", "compat", "rundir", "client"},
     "demo": set(),
     "__main__": {"cli", "kernel"},
 }
