@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import getpass
 import json
 import os
 import threading
@@ -26,6 +27,7 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from .registry import SessionError, SessionFiles
 from .result import Collector, StepError, StepResult
+from .result import timed_out as as_timeout
 from .wire import INTERRUPT_GRACE, PROTOCOL
 
 KERNEL_NAME = "mcp2repl"
@@ -83,7 +85,9 @@ class GatewayKernel:
         """Ask the gateway for a new mcp2repl kernel (its kernelspec must be installed there)."""
         loop = _Loop()
         try:
-            model = loop.run(_friendly(url, cls._call(url, token, "POST", "/api/kernels", {"name": KERNEL_NAME, "env": env or {}})))
+            # Enterprise Gateway starts the kernel as KERNEL_USERNAME (and checks it against its allowed users)
+            env = {"KERNEL_USERNAME": getpass.getuser(), **(env or {})}
+            model = loop.run(_friendly(url, cls._call(url, token, "POST", "/api/kernels", {"name": KERNEL_NAME, "env": env})))
         except BaseException:
             loop.stop()
             raise
@@ -108,9 +112,15 @@ class GatewayKernel:
         self.loop.stop()
 
     def close(self) -> None:
+        """Close the websocket (on the loop that owns it); the kernel keeps running."""
         if self.ws is not None:
-            self.ws.close()
-            self.ws = None
+            ws, self.ws = self.ws, None
+
+            async def close() -> None:
+                ws.close()
+
+            with contextlib.suppress(Exception):
+                self.loop.run(close(), 5)
 
     # ---- messages -------------------------------------------------------------------------------
 
@@ -177,10 +187,7 @@ class GatewayKernel:
                 got.result.error = StepError("InterruptError", "the kernel did not stop the step after an interrupt", "")
                 break
         result = got.finish((time.monotonic() - started) * 1000)
-        if timed_out and result.error is not None and result.error.name == "InterruptError":
-            message = f"the step ran past its time limit of {timeout:g} s and was interrupted (state is kept)"
-            result.error = StepError("TimeoutError", message, result.error.stack)
-        return result
+        return as_timeout(result, timeout or 0) if timed_out else result
 
 
 async def _friendly(url: str, coro: Any) -> Any:
@@ -189,7 +196,7 @@ async def _friendly(url: str, coro: Any) -> Any:
         return await coro
     except HTTPClientError as exc:
         body = exc.response.body.decode(errors="replace")[:300] if exc.response is not None and exc.response.body else ""
-        hint = " (set MCP2REPL_GATEWAY_TOKEN)" if exc.code in (401, 403) else ""
+        hint = " (check MCP2REPL_GATEWAY_TOKEN)" if exc.code == 401 else ""
         raise SessionError(f"the gateway at {url} refused to start an mcp2repl kernel: HTTP {exc.code}{hint} {body}".rstrip()) from None
     except OSError as exc:
         raise SessionError(f"cannot reach the gateway at {url}: {exc}") from None

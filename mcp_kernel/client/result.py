@@ -115,3 +115,12 @@ class Collector:
         self.result.displays = [t for _, t in self._displays]
         self.result.elapsed_ms = elapsed_ms
         return self.result
+
+
+def timed_out(result: StepResult, limit: float) -> StepResult:
+    """A step interrupted for its time limit reads as a TimeoutError (the user did not press stop)."""
+    if result.error is not None and result.error.name == "InterruptError":
+        message = f"the step ran past its time limit of {limit:g} s and was interrupted (state is kept)"
+        _, _, rest = result.error.stack.partition("\n")
+        result.error = StepError("TimeoutError", message, f"TimeoutError: {message}" + (f"\n{rest}" if rest else ""))
+    return result

@@ -22,6 +22,7 @@ from typing import Any
 import zmq
 
 from .result import Collector, StepError, StepResult
+from .result import timed_out as as_timeout
 
 DELIM = b"<IDS|MSG>"
 PROTOCOL = "5.3"
@@ -194,7 +195,4 @@ class KernelConnection:
                 if not self.alive():
                     raise KernelDied("the kernel process ended during the step")
         result = got.finish((time.monotonic() - started) * 1000)
-        if timed_out and result.error is not None and result.error.name == "InterruptError":
-            message = f"the step ran past its time limit of {timeout:g} s and was interrupted (state is kept)"
-            result.error = StepError("TimeoutError", message, result.error.stack.replace(result.error.stack.split("\n")[0], f"TimeoutError: {message}", 1))
-        return result
+        return as_timeout(result, timeout or 0) if timed_out else result
