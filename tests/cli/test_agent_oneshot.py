@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from agent_cli import cli, clean_env, config, fixture, start
+from agent_cli import clean_env, cli, config, fixture, start
 
 HELPERS = """\
 const base = 10;

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent_cli import Run, alive, cli, clean_env, session_pid, start, stop_all, wait_gone
+from agent_cli import Run, alive, clean_env, cli, session_pid, start, stop_all, wait_gone
 
 
 @pytest.fixture

@@ -38,7 +38,7 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str
     assert GATEWAY.exists(), "Enterprise Gateway is missing: run scripts/bootstrap.sh --test (it makes .venv-gateway)"
     token = secrets.token_hex(8)
     port = _free_port()
-    log = open(tmp_path_factory.mktemp("gateway") / "gateway.log", "w")  # noqa: SIM115 - closed below
+    log = open(tmp_path_factory.mktemp("gateway") / "gateway.log", "w")
     proc = subprocess.Popen(
         [str(GATEWAY), "--ip=127.0.0.1", f"--port={port}", f"--EnterpriseGatewayApp.auth_token={token}",
          # the tests run as root, which the gateway refuses by default
@@ -110,5 +110,5 @@ def test_command_line_through_the_gateway(gateway: tuple[str, str], tmp_path: Pa
         f"mcp2repl: error: the gateway at {url} refused to start an mcp2repl kernel: HTTP 401 (check MCP2REPL_GATEWAY_TOKEN) "
         '{"reason": "Unauthorized", "message": ""}\n'
     )
-    with pytest.raises(SessionError, match="cannot reach the gateway at http://127.0.0.1:9"):
+    with pytest.raises(SessionError, match=r"cannot reach the gateway at http://127\.0\.0\.1:9"):
         KernelSession("x", cwd=tmp_path, gateway="http://127.0.0.1:9", token="t")
