@@ -30,8 +30,8 @@ or `JSON.parse(data.content[0].text)`) or `{ ok: false, error: { code, message }
 agent steps [agent shell command line cli step session workflow skill procedure]
 Work in small steps against a persistent session: `mcp2repl --session NAME -e CODE` (or Python's
 `KernelSession(name).step(code)`) keeps globals, helpers and MCP connections between commands. Put state on
-`globalThis.task`, define small async helpers, evaluate one step, read its compact value, choose the next step. End
-data-returning steps with `api.print(value, { maxChars })`; keep big data in artifacts, not in the answer.
+`globalThis.task`, define small async helpers, evaluate one step, read its compact result, choose the next step. Keep
+bulky data in artifacts, not in the answer.
 
 agent commands [commands flags json exit code timeout load library quiet env]
 `mcp2repl -e CODE` (repeatable; `-e -` reads stdin) or `--file F` runs a program; `--load F.js` installs helpers
