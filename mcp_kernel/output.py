@@ -61,6 +61,9 @@ class Result:
     data: dict[str, Any] | None = None
     error: JSError | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
+    #: the result as JSON data when it is JSON (None otherwise), and the artifacts the cell saved
+    value: Any = None
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

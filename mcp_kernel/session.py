@@ -27,20 +27,23 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import __version__, api, display, rundir
 from .api import completion as tool_completion
+from .api.agent import AgentApi
 from .api.discovery import DiscoveryApi
 from .api.explain import explain
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
 from .display import artifacts
-from .display.artifacts import ArtifactStore, cell_stem, default_root
+from .display.artifacts import ArtifactStore, cell_stem, default_root, handle_json
 from .display.banner import banner_lines
 from .display.calltrace import CellTrace
 from .display.console import ConsoleBudget
+from .display.value import split_value
 from .engine import Engine, introspection
 from .engine.completeness import Verdict, classify
 from .output import Discard, Masked, Output, Result
 from .servers.config import LoadedConfig, config_files, effective_servers, load_config
 from .servers.secrets import Redactor
 from .servers.spec import ServerSpec
+from .servers.touched import touched
 
 if TYPE_CHECKING:
     from .servers.manager import ServerManager
@@ -86,6 +89,8 @@ class SessionOptions:
     #: what hosts this session (a kernel's connection file, a CLI session's name): its next start
     #: reports how the last one ended if it died (see rundir); empty for a library user
     owner: str = ""
+    #: a one-shot run knows all its code up front: start only the servers it touches (None: all)
+    servers_for: str | None = None
 
 
 def demo_spec() -> ServerSpec:
@@ -105,12 +110,13 @@ class _Servers:
     def __init__(self) -> None:
         self.loaded: ServerManager | None = None
         self.done: asyncio.Future[None] | None = None
+        self.reason = "the MCP server layer could not be loaded (see the kernel log)"
 
     async def get(self) -> ServerManager:
         if self.done is not None:
             await asyncio.shield(self.done)
         if self.loaded is None:
-            raise RuntimeError("the MCP server layer could not be loaded (see the kernel log)")
+            raise RuntimeError(self.reason)
         return self.loaded
 
 
@@ -147,6 +153,7 @@ class Session:
         tools = ToolsApi(self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text, limits, self._askers.get)
         tools.register(self.engine)
         DiscoveryApi(self.servers).register(self.engine)
+        AgentApi(self.servers, self.options.cwd).register(self.engine)
 
     # ---- life cycle ---------------------------------------------------------------------------
 
@@ -165,6 +172,12 @@ class Session:
 
     async def _load_servers(self) -> None:
         try:
+            source, specs = effective_servers(self.config, fallback=demo_spec()) if self.config else ("none", [])
+            if self.options.servers_for is not None:
+                specs = touched(self.options.servers_for, specs)
+                if not specs:  # nothing to start: skip the MCP SDK's import too
+                    self.servers.reason = "this one-shot run started no MCP server: its code names none"
+                    return
             module = await asyncio.to_thread(importlib.import_module, "mcp_kernel.servers.manager")
             events = module.ManagerEvents(
                 notice=lambda text: self.notice(text),
@@ -175,7 +188,7 @@ class Session:
             manager = module.ServerManager(events)
             self.servers.loaded = manager
             if self.config is not None:
-                manager.load(*effective_servers(self.config, fallback=demo_spec()))
+                manager.load(source, specs)
         except Exception:
             log.exception("could not load the MCP server layer")
         finally:
@@ -244,6 +257,7 @@ class Session:
             if self.startup_notes or problems:
                 out.stream("stderr", "".join(f"[mcp2repl] {line}\n" for line in [*self.startup_notes, *problems]))
         ticker = asyncio.ensure_future(_tick(trace))
+        saved = len(self.artifacts.saved)
         try:
             loading = self.servers.done
             if loading is not None and not loading.done() and USES_SERVERS.search(code):
@@ -261,7 +275,10 @@ class Session:
                 rundir.current().record_idle()
         if outcome.error is not None and self.servers.loaded is not None:
             explain(outcome.error, code, self.servers.loaded.catalog, self.config.problems if self.config else ())
-        return self._masked(Result(outcome.data, outcome.error, trace.records()))
+        data, value = split_value(outcome.data)
+        saves = [handle_json(h) for h in self.artifacts.saved[saved:]]
+        self.artifacts.saved.clear()  # cells run one at a time: the list never outgrows one cell
+        return self._masked(Result(data, outcome.error, trace.records(), value, saves))
 
     def _masked(self, result: Result) -> Result:
         redact = self.redactor
@@ -272,7 +289,7 @@ class Session:
             error.message = redact.text(error.message)
             error.traceback = [redact.text(line) for line in error.traceback]
             error.extra = {k: redact.text(v) for k, v in error.extra.items()}
-        return Result(redact.data(result.data), error, result.calls)
+        return Result(redact.data(result.data), error, result.calls, redact.data(result.value), result.artifacts)
 
     def _server_log(self, server: str, level: str, text: str) -> None:
         """A server's log notification: shown on the running cell, up to LOG_LINES_SHOWN per server."""

@@ -23,6 +23,12 @@ if [ "${1:-}" = "--test" ] && ! command -v chromium > /dev/null && [ "$(id -u)" 
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) > .venv/apt-chromium.log 2>&1 \
     || echo "could not install chromium (see .venv/apt-chromium.log)" >&2
 fi
+# Jupyter Enterprise Gateway for the gateway tests, in a venv of its own: it pins jupyter_client<7,
+# jupyter_server<2 and pyzmq<25, which cannot share an environment with the kernel's.
+if [ "${1:-}" = "--test" ] && [ ! -x .venv-gateway/bin/jupyter-enterprisegateway ]; then
+  "$PY" -m venv .venv-gateway
+  .venv-gateway/bin/python -m pip install -q -r tests/fixtures/gateway/requirements.txt
+fi
 if [ "${1:-}" = "--test" ] && [ -f tests/fixtures/node/package.json ]; then
   if [ ! -d tests/fixtures/node/node_modules ] || [ tests/fixtures/node/package.json -nt tests/fixtures/node/node_modules ]; then
     (cd tests/fixtures/node && npm install --no-audit --no-fund --loglevel=error)

@@ -32,7 +32,8 @@ ALLOWED = {
     "output": {"engine", "servers"},
     "session": {"engine", "display", "servers", "api", "compat", "rundir", "output"},
     "kernel": {"session", "compat", "rundir"},
-    "cli": {"session", "compat", "rundir"},
+    "client": {"rundir"},
+    "cli": {"session", "compat", "rundir", "client"},
     "demo": set(),
     "__main__": {"cli", "kernel"},
 }

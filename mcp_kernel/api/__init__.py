@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-SCRIPTS = ("core.js", "display.js", "artifacts.js", "print.js", "mcp.js", "discovery.js")
+SCRIPTS = ("core.js", "display.js", "artifacts.js", "print.js", "agent.js", "mcp.js", "discovery.js")
 
 
 def scripts() -> list[tuple[str, str]]:

@@ -26,7 +26,31 @@ whole MCP result; `api.unwrap(result)` unwraps one later.
 
 errors [error exception catch fail failure throw try handling]
 A tool error throws `ToolError` with `.server`, `.tool`, `.code` (and `.data`); catch it with try/catch.
-`tools.call(name, args)` never throws: it returns `{ ok: true, data }` or `{ ok: false, error: { code, message } }`.
+`tools.call(name, args)` never throws: it returns `{ ok: true, data }` (data: the raw MCP result, `data.structuredContent`
+or `JSON.parse(data.content[0].text)`) or `{ ok: false, error: { code, message } }`.
+
+agent steps [agent shell command line cli step session workflow skill procedure]
+Work in small steps against a persistent session: `mcp2repl --session NAME -e CODE` (or Python's
+`KernelSession(name).step(code)`) keeps globals, helpers and MCP connections between commands. Put state on
+`globalThis.task`, define small async helpers, evaluate one step, read its compact result, choose the next step. Keep
+bulky data in artifacts, not in the answer.
+
+agent commands [commands flags json exit code timeout load library quiet env]
+`mcp2repl -e CODE` (repeatable; `-e -` reads stdin) or `--file F` runs a program; `--load F.js` installs helpers
+first; `--library QUERY` prints tool docs; `--json` prints `{ ok, value | error, stdout, stderr, displays, calls,
+artifacts, elapsed_ms }`; `--timeout S`. Exit status: 0 ok, 1 the program threw, 2 usage or config error, 3 timeout or
+interrupt. Stable options go in MCP2REPL_CONFIG, MCP2REPL_SESSION, MCP2REPL_JSON, MCP2REPL_TIMEOUT and friends.
+
+reading errors [error stack traceback exit repair fix fail thrown]
+An error names the JS error, its message and the stack in your own lines (`at cell[3] line 2, col 5`, or
+`load[helpers.js]` for loaded files). Fix the one step that failed and run it again: the session kept everything
+before it. A ToolError names server.tool; a TypeError on a call shows the tool's signature.
+
+loading helpers [load file helpers module library eval tool page script browser]
+`await api.load("helpers.js")` runs a .js file under the working directory like a cell (top-level declarations
+persist) and returns `{ loaded, digest, exports, topLevel }`. `await api.evalTool("evaluate_script", (a) => ...,
+args)` sends a self-contained function to an eval-style tool (Chrome DevTools' evaluate_script) with args embedded.
+`tools.search({ query })`, `tools.describe({ path })` and `tools.call(path, args)` follow the mcp-scripting skill.
 
 concurrency [parallel concurrent many batch promise all async]
 Calls are promises: start several and `await Promise.all([...])` to run them in parallel, e.g. `await

@@ -99,10 +99,9 @@
     const reply = await ns.call("mcp.call", { target, args, raw: !!opts.raw, timeout: opts.timeout });
     const result = reply.result;
     if (result.isError) throw toolError(result, reply);
-    if (opts.raw) return result;
     const value = unwrap(result);
     if (reply.observe) observe(reply, result, value);
-    return value;
+    return opts.raw ? result : value;
   }
 
   let catalog = { servers: [], tools: [], problems: [] };
@@ -196,13 +195,16 @@
     for (const entry of catalog.tools) {
       if (!entry.safe && !(entry.toolSafe in t)) define(t, entry.toolSafe, toolFunction({ name: entry.name }, `tools.${entry.toolSafe}`));
     }
-    define(t, "call", async (name, args, options) => {
+    // the mcp-scripting skill's contract: data is the raw CallToolResult, a failure is a value
+    define(t, "call", async (path, args, options) => {
       try {
-        return { ok: true, data: await invoke({ name: $.String(name) }, `tools.call("${name}")`, args, options) };
+        return { ok: true, data: await invoke({ name: $.String(path) }, `tools.call("${path}")`, args, { ...options, raw: true }) };
       } catch (e) {
         return { ok: false, error: { code: e.code || e.name || "Error", message: $.String(e.message) } };
       }
     });
+    const reserved = ns.toolsReserved || {}; // tools.search, tools.describe (agent.js)
+    for (const k of $.keys(reserved)) define(t, k, reserved[k]);
     mcpTarget = m;
     toolsTarget = t;
   }

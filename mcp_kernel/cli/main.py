@@ -1,8 +1,8 @@
 """The ``mcp2repl`` command line.
 
-Today: ``mcp2repl run NOTEBOOK`` executes a notebook headless on the mcp2repl kernel (the README's
-main job and a papermill-free batch runner, in :mod:`mcp_kernel.cli.run`). Named persistent
-``--session`` kernels for agents will be further subcommands of this same entry point.
+``mcp2repl run NOTEBOOK`` executes a notebook headless on the mcp2repl kernel (the README's
+main job and a papermill-free batch runner, in :mod:`mcp_kernel.cli.run`). Everything else is the
+agent command (cli/agent.py): ``-e CODE``, ``--file``, ``--session NAME``, ``mcp2repl sessions``…
 """
 
 from __future__ import annotations
@@ -14,6 +14,11 @@ from mcp_kernel.cli.run import run, seconds
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] != ["run"]:  # the agent command: -e, --file, --session, sessions… (cli/agent.py)
+        from mcp_kernel.cli.agent import main as agent_main
+
+        return agent_main(argv)
     parser = argparse.ArgumentParser(prog="mcp2repl", description="JavaScript with MCP tools, in Jupyter.")
     sub = parser.add_subparsers(dest="command", required=True)
     cmd = sub.add_parser(

@@ -127,6 +127,8 @@ class ArtifactStore:
         #: files a save must never replace (config files the kernel reads at start-up)
         self.reserved = frozenset(p.resolve() for p in reserved)
         self.cap = cap or FolderCap()
+        #: every save, in order: a step's caller learns which artifacts the step wrote (see Session.execute)
+        self.saved: list[Handle] = []
 
     def save_within_cap(self, name: str, data: str | bytes, format: str, auto: bool) -> tuple[Handle, Eviction]:
         """:meth:`save`, then keep the folder within its cap (``auto``: the kernel chose to save this, see artifact_cap)."""
@@ -152,7 +154,9 @@ class ArtifactStore:
             _atomic_write(path, payload)
         except OSError as exc:
             raise ArtifactError(f"could not write artifact {name!r}: {exc.strerror or exc}") from exc
-        return self._handle(name, path)
+        handle = self._handle(name, path)
+        self.saved.append(handle)
+        return handle
 
     def read(self, name_or_handle: str | Mapping[str, object] | Handle) -> tuple[str, str | bytes]:
         """Return ``(format, content)``: str for json/text/ndjson, bytes for bytes (or for text that is not UTF-8)."""

@@ -15,7 +15,8 @@ from .rewrite import SourceMap
 
 # "    at f (cell[3]:2:17)" | "    at cell[3]:2:17" | "    at async f (cell[3]:2:17)"
 _FRAME = re.compile(r"^\s*at (?:async )?(?:(?P<fn>.+?) \()?(?P<file>[^()\s]+):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
-_CELL = re.compile(r"^cell\[-?\d+\]$")
+#: the user's code: cells, and files installed with api.load or --load (api/agent.py)
+_CELL = re.compile(r"^(?:cell\[-?\d+\]|load\[[^\]\s()]+\])$")
 
 
 @dataclass

@@ -14,10 +14,12 @@ Three things here are not obvious from the wrapper-kernel recipe:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
 import threading
+import time
 from contextvars import copy_context
 from typing import Any, ClassVar
 
@@ -95,6 +97,9 @@ class MCPKernel(Kernel):
     allow_connect = Unicode(
         "", config=True, help='"any" lets cells start any MCP server with api.connect, giving up the sandbox. Also MCP2REPL_ALLOW_CONNECT.'
     )
+    idle_timeout = Float(
+        0.0, config=True, help="End the kernel after this many seconds without a cell (0: never); mcp2repl --session kernels use it."
+    )
     mcp_config = Unicode(
         "", config=True, help="Path of the MCP server config file (else mcp2repl.json/.mcp.json/mcp.json here, else ~/.config/mcp2repl/)."
     )
@@ -118,7 +123,8 @@ class MCPKernel(Kernel):
         self.history = History()
         self._silent_count = 0
         self._v8 = compat.v8_version()
-        self._reply_calls: dict[str, list[dict[str, Any]]] = {}
+        self._reply_calls: dict[str, dict[str, Any]] = {}
+        self._last_active = time.monotonic()
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -139,6 +145,23 @@ class MCPKernel(Kernel):
             await self.shell_session.start()
         except Exception:
             self.log.exception("could not start the JavaScript engine")
+        if self.idle_timeout > 0:
+            self._idle_task = asyncio.ensure_future(self._end_when_idle())
+
+    async def _end_when_idle(self) -> None:
+        """A detached session kernel nobody uses ends itself, its servers too, and leaves no connection file."""
+        while True:
+            left = self._last_active + self.idle_timeout - time.monotonic()
+            if left <= 0 and not compat.shell_busy(self):
+                break
+            await asyncio.sleep(max(0.05, min(left, 30.0)))
+        print(f"[mcp2repl] no cell for {self.idle_timeout:g} s: the kernel ends (idle timeout)", file=sys.__stderr__, flush=True)
+        rundir.current().remove()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.shell_session.close(), SHUTDOWN_CLOSE)
+        with contextlib.suppress(Exception):  # a kernel that ended on purpose leaves no connection file
+            os.remove(self.parent.abs_connection_file)
+        os._exit(0)
 
     def pre_handler_hook(self) -> None:
         """The base installs default_int_handler here; SIGINT stays ours (see _boot)."""
@@ -245,7 +268,11 @@ class MCPKernel(Kernel):
         output = ParentOutput(self, parent) if not silent else None
         ask = self._asker() if allow_stdin and not silent else None
         result = await self.shell_session.execute(code, output, cell=cell, progress="off" if silent else self._progress(parent), ask=ask)
-        self._reply_calls[parent.get("header", {}).get("msg_id", "")] = result.calls
+        self._last_active = time.monotonic()
+        reply_meta: dict[str, Any] = {"calls": result.calls}
+        if (parent.get("metadata") or {}).get("mcp2repl", {}).get("value"):  # a step client (mcp_kernel/client)
+            reply_meta.update(value=result.value, artifacts=result.artifacts)
+        self._reply_calls[parent.get("header", {}).get("msg_id", "")] = reply_meta
 
         if store_history and not silent:
             text = result.data.get("text/plain") if result.data else None
@@ -305,9 +332,9 @@ class MCPKernel(Kernel):
     def finish_metadata(self, parent: dict[str, Any], metadata: dict[str, Any], reply_content: dict[str, Any]) -> dict[str, Any]:
         """Agents get the cell's tool-call trace with the reply: ``metadata["mcp2repl"]["calls"]``."""
         metadata = super().finish_metadata(parent, metadata, reply_content)
-        calls = self._reply_calls.pop(parent.get("header", {}).get("msg_id", ""), None)
-        if calls is not None:
-            metadata["mcp2repl"] = {"calls": calls}
+        found = self._reply_calls.pop(parent.get("header", {}).get("msg_id", ""), None)
+        if found is not None:
+            metadata["mcp2repl"] = found
         return metadata
 
     # ---- read-only requests ---------------------------------------------------------------------

@@ -39,7 +39,7 @@ def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelProcess]:
         'api.callTool("everything", "get_sum", args)',
         'api.callTool("everything", "get-sum", args)',
         "tools.get_sum(args)",
-        'tools.call("everything.get_sum", args).then((r) => r.data)',
+        'tools.call("everything.get_sum", args).then((r) => api.unwrap(r.data))',
     ],
 )
 def test_every_call_form_takes_both_names(k: KernelProcess, call: str) -> None:

@@ -489,11 +489,12 @@ def test_settled_tool_errors_show_no_runtime_frames(main: Main) -> None:
 
 def test_tools_call_envelope_never_throws(main: Main) -> None:
     k = main.kernel
-    assert k.json("await tools.call('echo.add', {a: 1, b: 2})") == {"ok": True, "data": {"sum": 3}}
-    assert k.json("await tools.call('get_weather_v2', {city: 'Paris'})") == {
-        "ok": True,
-        "data": {"city": "Paris", "temperature_c": 5, "conditions": "cloudy"},
-    }
+    # data is the raw CallToolResult, as the mcp-scripting skill's prompts read it
+    assert k.json("(await tools.call('echo.add', {a: 1, b: 2})).data.structuredContent") == {"sum": 3}
+    assert k.json("await tools.call('get_weather_v2', {city: 'Paris'}).then((r) => [r.ok, r.data.structuredContent])") == [
+        True,
+        {"city": "Paris", "temperature_c": 5, "conditions": "cloudy"},
+    ]
     assert k.json("await tools.call('echo.add', {a: 'x', b: 1})") == {
         "ok": False,
         "error": {"code": "TypeError", "message": f'mcp.echo.add: argument "a" must be number, got string "x"\n{ADD_SIGNATURE}'},
@@ -622,7 +623,7 @@ def test_connect_use_and_disconnect_in_one_cell(main: Main) -> None:
     code = f"""
 const info = await api.connect('extra', {{command: {json.dumps(PY)}, args: [{json.dumps(ECHO)}, '--host', '{mark}']}});
 const sum = await mcp.extra.add({{a: 20, b: 22}});
-const viaCall = await tools.call('extra.echo', {{text: 'same cell'}});
+const viaCall = await tools.call('extra.echo', {{text: 'same cell'}}).then((r) => ({{ ok: r.ok, data: r.data.content[0].text }}));
 const servers = (await api.servers()).filter((s) => s.name === 'extra').map((s) => [s.state, s.source, s.tools]);
 [info.state, info.tools.length, sum, viaCall, servers]
 """

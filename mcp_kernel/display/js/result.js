@@ -56,8 +56,14 @@
     return n;
   }
 
+  // A primitive's JSON rides along under a private key that the Session takes out of the bundle
+  // (Result.value): steps from the shell and Python get `"abc"`, not the Node-style `'abc'`.
+  const VALUE = "application/vnd.mcp2repl.value+json";
+  const primitive = (v) => v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && $.isFinite(v));
+
   ns.setResultFormatter(async (value) => {
     const { data, size } = measured(value);
+    if (data && primitive(value) && size !== null && size <= ns.maxOutputChars()) data[VALUE] = new ns.RawJson($.stringify(value));
     // too big for a notebook: a fitted view, the rest as an artifact
     // awaited, not returned: a promise returned from an async function is resolved through its
     // `then`, which a cell may have replaced

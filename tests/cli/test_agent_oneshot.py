@@ -1,0 +1,221 @@
+"""``mcp2repl -e/--file/--load/--library`` without a session: the real command, in-process Session."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from agent_cli import clean_env, cli, config, fixture, start
+
+HELPERS = """\
+const base = 10;
+function add(a, b) { return a + b + base; }
+globalThis.lib = { twice: (x) => 2 * x, deep: { sq: (x) => x * x } };
+"""
+
+
+def test_eval_prints_the_value_exit_0(tmp_path: Path) -> None:
+    assert cli("-e", "1+1", cwd=tmp_path) == _run(0, "2\n", "")
+    assert cli("-e", "'abc'", cwd=tmp_path) == _run(0, "'abc'\n", "")
+    assert cli("-e", "undefined", cwd=tmp_path) == _run(0, "", "")
+
+
+def test_repeated_eval_joins_lines_and_stdin_dash(tmp_path: Path) -> None:
+    assert cli("-e", "const a = 2", "-e", "a * 21", cwd=tmp_path) == _run(0, "42\n", "")
+    assert cli("-e", "-", cwd=tmp_path, stdin="const t = {n: 1};\nreturn t;\n") == _run(0, "{ n: 1 }\n", "")
+    assert cli("-e", "const x = 5", "-e", "-", cwd=tmp_path, stdin="x + 1") == _run(0, "6\n", "")
+
+
+def test_human_output_value_then_console_then_displays_then_artifacts(tmp_path: Path) -> None:
+    code = "console.log('hello'); console.error('careful'); api.display([1, 2]); await api.saveArtifact('rows', [1, 2]); ({ ok: true })"
+    run = cli("-e", code, cwd=tmp_path)
+    assert run == _run(
+        0,
+        "{ ok: true }\nhello\n[ 1, 2 ]\n"
+        'artifact rows.json (12 B, json) at .mcp2repl/artifacts/rows.json: await api.readArtifact("rows.json")\n',
+        "careful\n",
+    )
+    assert json.loads((tmp_path / ".mcp2repl" / "artifacts" / "rows.json").read_text()) == [1, 2]
+
+
+def test_json_envelope(tmp_path: Path) -> None:
+    run = cli("--json", "-e", "console.log('hi'); [1, 'x', null]", cwd=tmp_path)
+    assert run.code == 0 and run.err == ""
+    env = run.envelope
+    assert env.pop("elapsed_ms") >= 0
+    assert env == {
+        "ok": True,
+        "value": [1, "x", None],
+        "text": "[ 1, 'x', null ]",
+        "stdout": "hi\n",
+        "stderr": "",
+        "displays": [],
+        "calls": [],
+        "artifacts": [],
+    }
+    failed = cli("--json", "-e", "null.x", cwd=tmp_path)
+    assert failed.code == 1 and failed.err == ""
+    error = failed.envelope
+    assert error["ok"] is False and "value" not in error
+    assert error["error"] == {
+        "name": "TypeError",
+        "message": "Cannot read properties of null (reading 'x')",
+        "stack": "TypeError: Cannot read properties of null (reading 'x')\n  at cell[1] line 1, col 6\n    null.x\n         ^",
+    }
+
+
+def test_a_program_that_throws_exits_1_with_its_stack_on_stderr(tmp_path: Path) -> None:
+    run = cli("-e", "function f() {\n  throw new RangeError('too far');\n}", "-e", "console.log('before'); f()", cwd=tmp_path)
+    assert run == _run(
+        1,
+        "before\n",
+        "RangeError: too far\n  at cell[1] line 2, col 9, in f\n    throw new RangeError('too far');\n          ^\n"
+        "  at cell[1] line 4, col 24\n    console.log('before'); f()\n                           ^\n",
+    )
+
+
+def test_timeout_exits_3_and_flags_override_the_environment(tmp_path: Path) -> None:
+    run = cli("--timeout", "0.5", "-e", "while (true) {}", cwd=tmp_path)
+    assert run == _run(3, "", "TimeoutError: Cell time limit reached\n  at cell[1] line 1, col 15\n    while (true) {}\n                  ^\n")
+    env = clean_env(MCP2REPL_TIMEOUT="0.3")
+    assert cli("-e", "for (;;) {}", cwd=tmp_path, env=env).code == 3
+    assert cli("--timeout", "5", "-e", "await sleep(600); 'done'", cwd=tmp_path, env=env) == _run(0, "'done'\n", "")
+
+
+def test_ctrl_c_interrupts_the_program_exit_3(tmp_path: Path) -> None:
+    proc = start("-e", "console.log('spinning'); while (true) {}", cwd=tmp_path)
+    time.sleep(2.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert (proc.returncode, out, err) == (
+        3,
+        "spinning\n",
+        "InterruptError: Execution interrupted\n  at cell[1] line 1, col 40\n    console.log('spinning'); while (true) {}\n" + " " * 43 + "^\n",
+    )
+
+
+def test_file_and_load(tmp_path: Path) -> None:
+    (tmp_path / "helpers.js").write_text(HELPERS)
+    (tmp_path / "task.js").write_text("const r = add(1, 2);\nreturn { r, twice: lib.twice(r) };\n")
+    assert cli("--file", "task.js", "--load", "helpers.js", cwd=tmp_path) == _run(0, "{ r: 13, twice: 26 }\n", "")
+    manifest = cli("--json", "--load", "helpers.js", cwd=tmp_path).envelope["value"]
+    assert manifest == {
+        "loaded": str(tmp_path / "helpers.js"),
+        "digest": "sha256:" + __import__("hashlib").sha256(HELPERS.encode()).hexdigest(),
+        "exports": ["add", "lib.deep.sq", "lib.twice"],
+        "topLevel": ["add", "base", "lib"],
+    }
+    (tmp_path / "broken.js").write_text("function g() {\n  return missing + 1;\n}\n")
+    run = cli("--load", "broken.js", "-e", "g()", cwd=tmp_path)
+    assert run == _run(1, "", "ReferenceError: missing is not defined\n  at load[broken.js] line 2, col 3, in g\n  at cell[2] line 1, col 1\n    g()\n    ^\n")
+
+
+def test_library_prints_tool_docs_and_runs_no_code(tmp_path: Path, session_docs: list[str]) -> None:
+    run = cli("--library", "search books", "--limit", "2", cwd=tmp_path)
+    assert run == _run(0, "\n\n".join(session_docs) + "\n", "")
+    as_json = cli("--library", "search books", "--limit", "2", "--json", cwd=tmp_path).envelope
+    assert as_json["value"] == session_docs
+
+
+def test_config_server_profile_and_only_touched_servers_start(tmp_path: Path) -> None:
+    config(
+        tmp_path,
+        {
+            "a": fixture("marked_server.py", MARK_FILE=str(tmp_path / "a.started")),
+            "b": fixture("marked_server.py", MARK_FILE=str(tmp_path / "b.started")),
+        },
+    )
+    assert cli("-e", "1+1", cwd=tmp_path) == _run(0, "2\n", "")
+    assert sorted(p.name for p in tmp_path.glob("*.started")) == []
+    assert cli("-e", "(await mcp.a.add({ a: 1, b: 2 })).sum", cwd=tmp_path) == _run(0, "3\n", "")
+    assert sorted(p.name for p in tmp_path.glob("*.started")) == ["a.started"]
+    assert cli("-e", "(await tools.call('b.add', { a: 2, b: 2 })).data.structuredContent", cwd=tmp_path) == _run(0, "{ sum: 4 }\n", "")
+    assert sorted(p.name for p in tmp_path.glob("*.started")) == ["a.started", "b.started"]
+    only = cli("--server", "b", "-e", "Object.keys(mcp)", cwd=tmp_path)
+    assert only == _run(0, "[ 'b' ]\n", "")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    via_env = cli("-e", "Object.keys(mcp)", cwd=elsewhere, env=clean_env(MCP2REPL_CONFIG=str(tmp_path / "mcp.json"), MCP2REPL_SERVER="a"))
+    assert via_env == _run(0, "[ 'a' ]\n", "")
+    assert cli("--config", str(tmp_path / "mcp.json"), "-e", "Object.keys(mcp).sort()", cwd=elsewhere) == _run(0, "[ 'a', 'b' ]\n", "")
+
+
+def test_max_output_chars_and_artifact_dir(tmp_path: Path) -> None:
+    code = "Array.from({ length: 400 }, (_, i) => ({ id: i, name: 'item ' + i }))"
+    run = cli("--max-output-chars", "300", "--artifact-dir", "out", "--json", "-e", code, cwd=tmp_path)
+    env = run.envelope
+    assert run.code == 0
+    assert env["text"].endswith('389 more items)\nfull value: artifact result-cell1.json (18582 bytes) — await api.readArtifact("result-cell1.json")')
+    [handle] = env["artifacts"]
+    assert (handle["name"], handle["relPath"]) == ("result-cell1.json", "out/result-cell1.json")
+    assert len(json.loads((tmp_path / "out" / handle["name"]).read_text())) == 400
+    via_env = cli("--json", "-e", code, cwd=tmp_path, env=clean_env(MCP2REPL_MAX_OUTPUT_CHARS="300", MCP2REPL_ARTIFACT_DIR="env-out"))
+    assert via_env.envelope["artifacts"][0]["relPath"] == "env-out/result-cell1.json"
+
+
+def test_json_and_quiet_from_the_environment(tmp_path: Path) -> None:
+    run = cli("-e", "7", cwd=tmp_path, env=clean_env(MCP2REPL_JSON="1", MCP2REPL_QUIET="yes"))
+    assert (run.code, run.envelope["value"], run.err) == (0, 7, "")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        ([], {}, "nothing to run: give -e CODE, -e - (stdin), --file PATH, --load PATH or --library QUERY (see mcp2repl --help)"),
+        (["-e", "1", "--file", "x.js"], {}, "give the program with -e or with --file, not both"),
+        (["--timeout", "soon", "-e", "1"], {}, "--timeout must be a number, not 'soon'"),
+        (["-e", "1"], {"MCP2REPL_TIMEOUT": "-1"}, "MCP2REPL_TIMEOUT must be a number >= 0, not '-1'"),
+        (["--max-output-chars", "10", "-e", "1"], {}, "--max-output-chars must be at least 200, not 10"),
+        (["--file", "missing.js"], {}, "--file missing.js: No such file or directory"),
+        (["--load", "notes.txt", "-e", "1"], {}, "--load notes.txt: helpers are .js files"),
+        (["--library", "x", "-e", "1"], {}, "--library prints tool docs and runs no code: leave out -e, --file and --load"),
+        (["--restart", "-e", "1"], {}, "--restart is about sessions: give --session NAME (or MCP2REPL_SESSION)"),
+        (["--session", "bad name", "-e", "1"], {}, "invalid session name 'bad name': use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"),
+        (["--bogus"], {}, "unrecognized arguments: --bogus"),
+        (["sessions", "extra"], {}, "'mcp2repl sessions' takes only --json, not extra"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], env: dict[str, str], message: str) -> None:
+    assert cli(*args, cwd=tmp_path, env=clean_env(**env)) == _run(2, "", f"mcp2repl: error: {message}\n")
+
+
+def test_bad_input_with_json_also_prints_an_envelope(tmp_path: Path) -> None:
+    run = cli("--json", "--timeout", "x", "-e", "1", cwd=tmp_path)
+    assert run == _run(
+        2,
+        '{"ok": false, "error": {"name": "UsageError", "message": "--timeout must be a number, not \'x\'", "stack": ""}}\n',
+        "mcp2repl: error: --timeout must be a number, not 'x'\n",
+    )
+
+
+def test_run_subcommand_still_runs_notebooks(tmp_path: Path) -> None:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(metadata={"kernelspec": {"name": "mcp2repl", "display_name": "JavaScript (mcp2repl)", "language": "javascript"}})
+    nb.cells = [new_code_cell("6 * 7")]
+    nbformat.write(nb, tmp_path / "nb.ipynb")
+    run = cli("run", "nb.ipynb", "-o", "out.ipynb", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert run.out == f"Executed 1 code cells of nb.ipynb (0 with errors)\nExecuted notebook: {tmp_path / 'out.ipynb'}\n"
+
+
+@pytest.fixture(scope="module")
+def session_docs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """api.library's answer from a Session in-process, to compare the command's output with."""
+    from conftest import SessionHarness
+
+    harness = SessionHarness(tmp_path_factory.mktemp("docs"))
+    try:
+        return harness.json("await api.library('search books', { limit: 2 })")
+    finally:
+        harness.close()
+
+
+def _run(code: int, out: str, err: str) -> object:
+    from agent_cli import Run
+
+    return Run(code, out, err)
