@@ -155,7 +155,9 @@ def test_kernel_info_is_honest(kernel: KernelProcess) -> None:
 
 
 def test_stop_on_error_aborts_queued_cells(kernel: KernelProcess) -> None:
-    first = kernel.kc.execute("throw new Error('first')")
+    # The failing cell runs long enough that the second request is surely queued behind
+    # it, as in "Run All"; a request that arrives after the error was handled runs.
+    first = kernel.kc.execute("await new Promise(r => setTimeout(r, 1500)); throw new Error('first')")
     second = kernel.kc.execute("globalThis.ranSecond = true")
     replies = {}
     while len(replies) < 2:
