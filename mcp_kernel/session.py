@@ -30,6 +30,7 @@ from .api import completion as tool_completion
 from .api.discovery import DiscoveryApi
 from .api.explain import explain
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
+from .api.types import TypesApi
 from .display import artifacts
 from .display.artifacts import ArtifactStore, cell_stem, default_root
 from .display.banner import banner_lines
@@ -199,6 +200,7 @@ class Session:
         tools = ToolsApi(self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text, limits, self._askers.get)
         tools.register(self.engine)
         DiscoveryApi(self.servers).register(self.engine)
+        TypesApi(self.servers).register(self.engine)
 
     # ---- life cycle ---------------------------------------------------------------------------
 

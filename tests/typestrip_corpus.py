@@ -1,10 +1,15 @@
-"""TypeScript cells for test_typestrip.py: each is stripped, compared with npm ts-blank-space and
-(when it is a script) run in V8 for its expected value. Kept apart so the tests stay readable.
+"""TypeScript cells for the stripper's tests (tests/engine/test_typestrip.py: each is stripped,
+compared with npm ts-blank-space and, when it is a script, run in V8 for its expected value) and
+the kernel's (tests/kernel/test_typescript_kernel.py, tests/engine/test_prepare.py), with the
+random programs both generate. Kept apart so the tests stay readable.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
+
+from hypothesis import strategies as st
 
 
 @dataclass(frozen=True)
@@ -329,3 +334,91 @@ PLAIN_JS: list[str] = [
     "#!/usr/bin/env node\nconsole.log(1)",
     "{ using res = null; res }",
 ]
+
+
+# --- random programs from small TypeScript pieces ----------------------------------------------
+
+NAMES = ["x", "é", "𝒳", "value", "ñame"]
+TYPES = [
+    "number",
+    "string[]",
+    "Map<string, 𝒳>",
+    "{ a: number; b?: '😀' }",
+    "A | B",
+    "(x: number) => void",
+    "{\n  k: 1\n}",
+    "[a: 1, b?: 2]",
+    "`t${string}`",
+    "Array<\n  string\n>",
+    "keyof typeof x",
+    "T extends U ? 'y' : /* no */ 'n'",
+]
+EXPRS = [
+    "1",
+    "'é😀'",
+    "x",
+    "(x)",
+    "[1, 2]",
+    "`t${1}`",
+    "a + b",
+    "f(x)",
+    "{ a: 1 }",
+    "() => 0",
+    "f<T>(x) + a + b",
+    "x!",
+    "a < b",
+    "y as any",
+    "<T,>(y: T) => y",
+]
+SEPARATORS = ["\n", ";\n", "; ", "\r\n", "\n\n"]
+
+
+def statement_forms(n: str, t: str, e: str, t2: str) -> list[str]:
+    """TypeScript statements; those that start with `(`, `[` or a template are valid after any
+    other (they continue it, as in JavaScript)."""
+    return [
+        f"let {n}: {t} = {e}",
+        f"const {n} = {e} as {t}",
+        f"const {n} = {e} satisfies {t}",
+        f"type {n}<T = {t}> = {t2}",
+        f"interface {n} {{ f: {t}; m?(): {t2} }}",
+        f"function {n}<T extends {t}>(a: {t}, b?: T, ...c: {t2}[]): {t} {{ return {e} }}",
+        f"function {n}(this: {t}, a: {t2}): void {{}}",
+        f"class {n}<T> extends Base<{t}> implements I {{ private f?: {t} = {e}; declare g: {t2}; m<U>(x: U): U {{ return x }} }}",
+        f"abstract class {n} {{ abstract m(): {t}; protected readonly r!: {t2} }}",
+        f"declare const {n}: {t}",
+        f"f({e})!.x!",
+        f"f<{t}>({e})",
+        f"new Set<{t}>()",
+        f"const {n} = <T,>(x: T): {t} => x",
+        f"const {n} = async <T extends {t}>(x: T) => x",
+        f"function {n}(x: {t}): {t}\nfunction {n}(x: any) {{ return x }}",
+        f"({e})",
+        f"[{e}]",
+        f"`s${{{e} as {t}}}`",
+        f"if ({e}) {{ type L = {t}; {e} }}",
+        f"class {n} {{\n  a = {e} as {t}\n  public ['k'] = 1\n  declare d: {t2}\n  ['m']() {{}}\n  [k: string]: {t}\n}}",
+        f"const {n} = <\n  T,\n>(x: T): {t} => x",
+        f"const {n} = (a: {t}, b?: {t2}): {t} => a",
+        f"namespace {n} {{ export type Q = {t} }}",
+        f"let {n} = {e} as {t}\n(x)",
+    ]
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> str:
+    out = []
+    for _ in range(draw(st.integers(1, 8))):
+        forms = statement_forms(*(draw(st.sampled_from(pool)) for pool in (NAMES, TYPES, EXPRS, TYPES)))
+        out.append(draw(st.sampled_from(forms)) + draw(st.sampled_from(SEPARATORS)))
+    return "".join(out)
+
+
+def random_programs(count: int, seed: int = 7) -> list[str]:
+    """Programs from the same pieces without astral characters (ts-blank-space blanks UTF-16)."""
+    rng = random.Random(seed)
+    bmp = [[x for x in pool if all(ord(c) < 0x10000 for c in x)] for pool in (NAMES, TYPES, EXPRS, TYPES)]
+    return [
+        "".join(rng.choice(statement_forms(*map(rng.choice, bmp))) + rng.choice(SEPARATORS) for _ in range(rng.randint(1, 8)))
+        for _ in range(count)
+    ]
