@@ -23,7 +23,7 @@ import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import __version__, api, display, rundir
 from .api import completion as tool_completion
@@ -36,8 +36,9 @@ from .display.artifacts import ArtifactStore, cell_stem, default_root
 from .display.banner import banner_lines
 from .display.calltrace import CellTrace
 from .display.console import ConsoleBudget
-from .engine import Engine, JSError, introspection
+from .engine import Engine, introspection
 from .engine.completeness import Verdict, classify
+from .output import Discard, Masked, Output, Result
 from .servers.config import LoadedConfig, config_files, effective_servers, load_config
 from .servers.secrets import Redactor
 from .servers.spec import ServerSpec
@@ -86,59 +87,6 @@ class SessionOptions:
     #: what hosts this session (a kernel's connection file, a CLI session's name): its next start
     #: reports how the last one ended if it died (see rundir); empty for a library user
     owner: str = ""
-
-
-class Output(Protocol):
-    """Where one execution's output goes (a Jupyter parent message, a terminal, a list…)."""
-
-    def stream(self, name: str, text: str) -> None: ...
-
-    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None: ...
-
-    def clear_output(self, wait: bool) -> None: ...
-
-
-class _Masked:
-    """An Output that masks configured secrets in everything before passing it on."""
-
-    def __init__(self, out: Output, redactor: Redactor) -> None:
-        self.out = out
-        self.redactor = redactor
-
-    def stream(self, name: str, text: str) -> None:
-        self.out.stream(name, self.redactor.text(text))
-
-    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
-        self.out.display(self.redactor.data(data), metadata, display_id, update)
-
-    def clear_output(self, wait: bool) -> None:
-        self.out.clear_output(wait)
-
-
-class Discard:
-    """An Output that drops everything (silent executions)."""
-
-    def stream(self, name: str, text: str) -> None:
-        pass
-
-    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
-        pass
-
-    def clear_output(self, wait: bool) -> None:
-        pass
-
-
-@dataclass
-class Result:
-    """One finished execution: a MIME bundle (None for ``undefined``) or an error, and its tool calls."""
-
-    data: dict[str, Any] | None = None
-    error: JSError | None = None
-    calls: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
 
 
 def demo_spec() -> ServerSpec:
@@ -274,7 +222,7 @@ class Session:
         if cell is None:
             self._count += 1
             cell = f"cell[{self._count}]"
-        out: Output = _Masked(output, self.redactor) if output is not None else Discard()
+        out: Output = Masked(output, self.redactor) if output is not None else Discard()
         self._outputs[cell] = out
         self._outputs.move_to_end(cell)
         self._consoles[cell] = ConsoleBudget(max(200, self.options.max_console_chars or self.options.max_output_chars))

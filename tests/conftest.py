@@ -104,6 +104,37 @@ class Recorder:
         return "".join(t for c, n, t in self.streams if n == name and (cell is None or c == cell))
 
 
+class Interrupter(threading.Thread):
+    """Sends an interrupt after ``first`` seconds, then again every ``every`` seconds until stopped.
+
+    On a busy machine a cell may start late, and an interrupt that arrives before it has nothing to
+    stop (it is ignored, as in IPython): pressing again, as a user would, keeps tests honest there.
+    ``fired`` holds the monotonic time of each send.
+    """
+
+    def __init__(self, send: Callable[[], Any], first: float, every: float = 0.5) -> None:
+        super().__init__(daemon=True)
+        self.send, self.first, self.every = send, first, every
+        self.fired: list[float] = []
+        self._halt = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        wait = self.first
+        while not self._halt.wait(wait):
+            self.fired.append(time.monotonic())
+            self.send()
+            wait = self.every
+
+    def stop(self) -> None:
+        self._halt.set()
+        if threading.current_thread() is not self:
+            super().join(5)
+
+    def join(self, timeout: float | None = None) -> None:
+        self.stop()
+
+
 class _Loop:
     """An asyncio loop on a background thread, so tests stay synchronous."""
 
@@ -139,10 +170,15 @@ class EngineHarness(_Loop):
         self.engine = Engine(self.sink, **options)
         self.call(self.engine.start())
         self.count = 0
+        self.interrupters: list[Interrupter] = []
 
     def run(self, code: str, timeout: float | None = None) -> Any:
         self.count += 1
-        return self.call(self.engine.run_cell(code, f"cell[{self.count}]", timeout))
+        try:
+            return self.call(self.engine.run_cell(code, f"cell[{self.count}]", timeout))
+        finally:
+            while self.interrupters:  # their cell is over: the next one must not be interrupted
+                self.interrupters.pop().stop()
 
     def value(self, code: str) -> str | None:
         """The text/plain of a cell that must succeed."""
@@ -155,10 +191,11 @@ class EngineHarness(_Loop):
         assert out.error is not None, f"expected an error, got {out.data}"
         return out.error
 
-    def interrupt_after(self, seconds: float) -> threading.Timer:
-        timer = threading.Timer(seconds, self.engine.interrupt)
-        timer.start()
-        return timer
+    def interrupt_after(self, seconds: float) -> Interrupter:
+        """Interrupt the next cell after ``seconds`` (and again until it ends)."""
+        interrupter = Interrupter(self.engine.interrupt, seconds)
+        self.interrupters.append(interrupter)
+        return interrupter
 
     def close(self) -> None:
         self.call(self.engine.close())

@@ -17,13 +17,24 @@
    */
   api.searchTools = (query = "", options = {}) => ns.call("api.searchTools", { query: $.String(query), options });
 
+  // An answer with a note: the note goes to stderr, the value keeps its documented type, so that
+  // `(await api.library(q)).length` and friends keep working while the user still learns why a list
+  // is empty (what was searched, what exists) or which words were read as others.
+  const noted = (name, answer) => {
+    if (answer.note) ns.hint(`${name}: ${answer.note}`);
+    return answer;
+  };
+
   /**
    * TypeScript-like async function docs of the best matching tools, with a runnable example each.
+   * When nothing matches (or words were corrected) a note on stderr says what was searched, as the
+   * `note` of api.searchTools does.
    * @param {string} query
    * @param {{limit?: number}} [options]
    * @returns {Promise<string[]>}
    */
-  api.library = (query = "", options = {}) => ns.call("api.library", { query: $.String(query), options });
+  api.library = async (query = "", options = {}) =>
+    noted("api.library", await ns.call("api.library", { query: $.String(query), options })).docs;
 
   /**
    * One tool's full definition: schema, annotations, signature, example call and the shape of
@@ -40,8 +51,11 @@
 
   /**
    * Short runtime guidance (calling, unwrapping, printing, artifacts, errors…), ranked by query.
+   * When nothing matches, a note on stderr lists the topics there are.
    * @param {string} [query]
    * @param {{limit?: number}} [options]
+   * @returns {Promise<{topic: string, text: string}[]>}
    */
-  api.guide = (query = "", options = {}) => ns.call("api.guide", { query: $.String(query), options });
+  api.guide = async (query = "", options = {}) =>
+    noted("api.guide", await ns.call("api.guide", { query: $.String(query), options })).entries;
 })();

@@ -38,7 +38,8 @@ class DiscoveryApi:
         manager = await self.servers.get()
         opts = params.get("options") or {}
         index = self.index.sync(await manager.settled_entries())
-        return discovery.library(index, str(params.get("query") or ""), int(opts.get("limit", 6)), manager.observed)
+        docs, note = discovery.library(index, str(params.get("query") or ""), int(opts.get("limit", 6)), manager.observed)
+        return {"docs": docs, "note": note}  # discovery.js writes the note on stderr and returns the docs
 
     async def describe(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()
@@ -58,4 +59,6 @@ class DiscoveryApi:
 
     async def guide(self, params: dict[str, Any], ctx: CallContext) -> Any:
         opts = params.get("options") or {}
-        return guide.guide(str(params.get("query") or ""), int(opts.get("limit", 6)))
+        query = str(params.get("query") or "")
+        entries = guide.guide(query, int(opts.get("limit", 6)))
+        return {"entries": entries, "note": "" if entries else guide.no_match_note(query)}

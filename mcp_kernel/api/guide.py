@@ -4,6 +4,8 @@ printing, artifacts and the rest, ranked by the same search engine as tools.
 
 from __future__ import annotations
 
+import json
+
 from ..servers.search import Scorer, words
 
 # Runtime guidance, searched like tools: "topic [extra search words]", then the text (blank line between entries).
@@ -70,6 +72,12 @@ that declares them works. Declarations inside blocks and functions stay local.
 timers [sleep wait delay timer interval poll retry]
 `await sleep(ms)` waits; `setTimeout`, `setInterval` and their `clear*` work. Await what you want recorded: output
 after a cell ends may not be saved.
+
+progress [progress bar live calls trace elapsed summary status running]
+While a cell calls tools, a live display shows the calls so far, those in flight, server progress as a bar and the
+elapsed time, then collapses into a one-line summary. MCP2REPL_PROGRESS=auto|display|stderr|off chooses where it goes
+(stderr lines for jupyter console). `await api.calls()` lists this cell's calls (server, tool, ok, duration); the
+execute_reply metadata carries them as `mcp2repl.calls`.
 """
 GUIDE: list[tuple[str, str, str]] = [
     (head.split(" [")[0], " ".join(body), head.split(" [")[1].rstrip("]"))
@@ -78,11 +86,21 @@ GUIDE: list[tuple[str, str, str]] = [
 _guide_scorer = Scorer([{"name": words(t), "params": words(k), "description": words(x)} for t, x, k in GUIDE])
 
 
+def no_match_note(query: str) -> str:
+    """What to say when ``query`` matches no guidance: what was searched, every topic there is (few
+    enough to list), and that tools are searched elsewhere, which is often what was meant."""
+    topics = ", ".join(t for t, _, _ in GUIDE)
+    return (
+        f'No guidance matches "{query.strip()}" (searched {len(GUIDE)} topics: titles, keywords and texts). '
+        f"Topics: {topics}. To find tools, use api.searchTools({json.dumps(query.strip(), ensure_ascii=False)})."
+    )
+
+
 def guide(query: str, limit: int = 6) -> list[dict[str, str]]:
     """Guidance entries best matching ``query`` (the first ``limit`` when it is empty)."""
     limit = max(1, min(int(limit), len(GUIDE)))
     if not query.strip():
         return [{"topic": t, "text": x} for t, x, _ in GUIDE[:limit]]
     scores, _ = _guide_scorer.rank(query)
-    order = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))
+    order = sorted(scores, key=lambda i: (-scores[i], i))
     return [{"topic": GUIDE[i][0], "text": GUIDE[i][1]} for i in order[:limit]]

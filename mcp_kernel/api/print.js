@@ -15,6 +15,8 @@
    *   {$items: spec}           project each array item (after $slice)
    *   {$path: "a.b.0.c"}       go to that value first (numeric segments index arrays, -1 is the last item)
    * An object spec with fields applied to an array applies to each element.
+   * A $path or field that matches nothing anywhere gets one line on stderr saying where it stopped
+   * and which keys were there; the result stays what the spec gives (undefined, or the field left out).
    * @template [T=any]
    * @param {*} value
    * @param {true|object} projection
@@ -22,7 +24,10 @@
    * @example api.project(res, {$path: "results", $slice: 5, $pick: ["id", "title"]})
    */
   api.project = function project(value, projection) {
-    return ns.project(value, projection);
+    const notes = [];
+    const out = ns.project(value, projection, notes);
+    for (const note of notes) ns.hint(`api.project: ${note}`);
+    return out;
   };
 
   const hidden = (obj) => $.defineProperty(obj, $.symbolFor("Jupyter.display"), { value: () => null, enumerable: false });
@@ -37,7 +42,9 @@
    *   | {ok: false, error: "ResultTooLarge", chars: number, maxChars: number, largeFields: object[], hint: object, artifact?: object}>}
    */
   api.print = async function print(value, options = {}) {
-    const env = await ns.view.shaped(value, options);
+    const notes = [];
+    const env = await ns.view.shaped(value, options, notes);
+    for (const note of notes) ns.hint(`api.print: projection ${note}`);
     ns.display(ns.view.bundle(env), { "application/json": { expanded: false } }, null, false);
     return hidden(env); // already shown: as a cell result it adds nothing
   };

@@ -67,6 +67,11 @@ class ParentOutput:
         self._send("clear_output", {"wait": wait})
 
 
+def _terminated() -> None:
+    rundir.current().remove()
+    os._exit(0)
+
+
 class MCPKernel(Kernel):
     """JavaScript cells in one persistent V8 context."""
 
@@ -127,6 +132,9 @@ class MCPKernel(Kernel):
         self._shell_loop = asyncio.get_running_loop()
         # Signal-mode clients and `kill -INT`: stop JS, never raise KeyboardInterrupt.
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.shell_session.interrupt)
+        # SIGTERM is how clients end a kernel whose shutdown takes long (jupyter_client after 2.5 s):
+        # a requested end, so leave at once and cleanly; the servers' guards stop them as we go.
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, _terminated)
         try:
             await self.shell_session.start()
         except Exception:
@@ -361,8 +369,8 @@ class MCPKernel(Kernel):
         closing = asyncio.run_coroutine_threadsafe(self.shell_session.close(), self._shell_loop)
         try:
             await asyncio.wait_for(asyncio.wrap_future(closing), SHUTDOWN_CLOSE)
-        except Exception:
-            self.log.warning("the session did not close within %s s", SHUTDOWN_CLOSE, exc_info=True)
+        except Exception as exc:  # noqa: BLE001 - a server that will not close must not keep the kernel
+            self.log.warning("the session did not close within %s s (%s); its servers' guards stop them", SHUTDOWN_CLOSE, type(exc).__name__)
         # ipykernel 7.4 can hang while tearing down (its control thread blocks flushing to an
         # IOPub thread that already stopped), and clients then wait 2.5 s and SIGTERM us. All
         # our state is closed by now, so leave promptly if the normal exit stalls.

@@ -102,13 +102,15 @@ class ToolIndex:
             return [(i, 0.0) for i in range(len(self.entries)) if allowed is None or i in allowed], {}
         scores, info = self._scorer.rank(query, self._boost)
         exact = self._exact.get(query.lower(), set()) | self._exact.get(" ".join(split_name(query)), set())
-        for i in exact:
-            scores.setdefault(i, (0, 0.0))
+        if exact:  # a tool asked for by name comes first; its score is raised so results stay in score order
+            top = max((s for i, s in scores.items() if i not in exact), default=0.0)
+            for i in exact:
+                scores[i] = top + max(scores.get(i, 0.0), 1.0)
         order = sorted(
             (i for i in scores if allowed is None or i in allowed),
-            key=lambda i: (i not in exact, -scores[i][0], -scores[i][1], self.entries[i].server, self.entries[i].name),
+            key=lambda i: (-scores[i], self.entries[i].server, self.entries[i].name),
         )
-        return [(i, scores[i][1]) for i in order], info
+        return [(i, scores[i]) for i in order], info
 
     def search(self, query: str, *, limit: int = 8, offset: int = 0, server: str | None = None) -> dict[str, Any]:
         """One page of ranked results, with paging fields and a note when nothing (or a correction) matched."""
@@ -128,14 +130,18 @@ class ToolIndex:
             "nextOffset": offset + len(page) if more else None,
             "results": results,
         }
-        if note := self._note(query, server, ranked, info):
+        if note := self.note(query, server, ranked, info):
             out["note"] = note
         return out
 
-    def _note(self, query: str, server: str | None, ranked: list, info: dict) -> str:
+    def note(self, query: str, server: str | None, ranked: list, info: dict) -> str:
+        """What a search should tell the user beside its results ("" when nothing): what was
+        searched when nothing matched, which words were replaced by similar ones, which matched nothing."""
         servers = list(dict.fromkeys(e.server for e in self.entries))
         if server is not None and not any(server in (e.server, e.server_safe) for e in self.entries):
             return f'Unknown server "{server}". Servers with tools: {", ".join(servers) or "none"}.'
+        if not ranked and not self.entries:
+            return "No tools to search: no MCP server offers any. await api.servers() shows their state."
         if not ranked:
             if server is not None:
                 scope = f'{sum(e.server == server or e.server_safe == server for e in self.entries)} tools on server "{server}"'
@@ -197,11 +203,16 @@ def describe(entry: ToolEntry, observed: str | None = None, observed_source: str
     }
 
 
-def library(index: ToolIndex, query: str, limit: int = 6, observed: Mapping[tuple[str, str], str] | None = None) -> list[str]:
-    """TypeScript declarations of the best matches: what an agent needs to write the calls."""
+def library(
+    index: ToolIndex, query: str, limit: int = 6, observed: Mapping[tuple[str, str], str] | None = None
+) -> tuple[list[str], str]:
+    """TypeScript declarations of the best matches (what an agent needs to write the calls), and the
+    note api.searchTools would give for the query: an empty list alone does not say whether the
+    words were wrong, the catalog empty or a typo corrected."""
     observed = observed or {}
+    ranked, info = index.ranked(query)
     out = []
-    for i, _ in index.ranked(query)[0][: max(1, min(int(limit), 100))]:
+    for i, _ in ranked[: max(1, min(int(limit), 100))]:
         e = index.entries[i]
         out.append(typescript.tool_doc(e.call_path, _tool_dict(e), observed=observed.get((e.server, e.name))))
-    return out
+    return out, index.note(query.strip(), None, ranked, info)

@@ -1,10 +1,14 @@
 """A small search engine for short, sloppy queries over short documents with named fields.
 
 BM25F (each field with its own weight and length normalisation), a deliberately light stemmer,
-prefix matches, synonyms and typo tolerance (edit distance, found through symmetric deletes),
-each at a reduced weight so that exact words still win. All per-document work happens when the
-index is built; a query only touches the postings of its own (expanded) terms. Tool search
-(discovery.py) and the runtime guide (api/guide.py) are built on it.
+prefix matches, synonyms, words found inside compounds ("zone" in "timezone") and typo tolerance
+(edit distance, found through symmetric deletes), each at a reduced weight so that exact words
+still win. A typo correction is a guess: it is tried only for a word that matches nothing as
+written, and a document it reaches gets relevance but no credit for covering that word, so a
+guess ("zone" → "done") never lifts a document above one that has the words the user typed.
+A score is relevance scaled by the share of query words covered, and results go by score alone.
+All per-document work happens when the index is built; a query only touches the postings of its
+own (expanded) terms. Tool search (discovery.py) and the runtime guide (api/guide.py) use it.
 """
 
 from __future__ import annotations
@@ -25,7 +29,12 @@ STOPWORDS = frozenset(
 SYNONYMS = {"folder": "directory", "folders": "directory", "picture": "image", "photo": "image", "dir": "directory"}
 FIELDS = {"name": (3.0, 0.5), "params": (1.5, 0.6), "description": (1.0, 0.75), "server": (0.5, 0.3)}  # weight, b
 K1 = 1.2
-PREFIX_WEIGHT, FUZZY_WEIGHT, SYNONYM_WEIGHT, SURFACE_WEIGHT = 0.5, 0.6, 0.8, 0.3
+PREFIX_WEIGHT, PART_WEIGHT, FUZZY_WEIGHT, SYNONYM_WEIGHT, SURFACE_WEIGHT = 0.5, 0.5, 0.6, 0.8, 0.3
+# Which kinds of match (Scorer.expand) mean the document has the word the user meant: not a typo
+# guess, nor a longer word when the word itself is in the index. Substitutes are reported in notes.
+COVERING = frozenset({"word", "synonym", "prefix", "part"})
+SUBSTITUTES = frozenset({"synonym", "typo"})
+UNCOVERED_SHARE = 0.5  # so that among documents covering no word, relevance still decides
 
 
 def split_name(name: str) -> list[str]:
@@ -119,6 +128,7 @@ class Scorer:
             idf = math.log(1 + (self.size - len(tfs) + 0.5) / (len(tfs) + 0.5))
             self.postings[t] = [(i, idf * tf / (K1 + tf)) for i, tf in tfs.items()]
         self.sorted_words = sorted(self.surface)
+        self.reversed_words = sorted(w[::-1] for w in self.surface)  # suffix lookup: compounds' tails
         self.shown = {s: w for w, s in reversed(list(self.surface.items()))}  # stem -> a word to show in notes
         # Symmetric-delete table for typo lookup: built here so that no query pays for it.
         self.deletes: dict[str, set[str]] = {}
@@ -126,48 +136,80 @@ class Scorer:
             for d in _deletes(t, 2 if len(t) >= 6 else 1):
                 self.deletes.setdefault(d, set()).add(t)
 
-    def expand(self, raw: str) -> list[tuple[str, float]]:
-        """(indexed term, weight) pairs a query word stands for: itself, a synonym, index words it
-        is a prefix of, and, when it is neither an indexed word nor the start of one, indexed words
-        within a small edit distance (1, or 2 for words of 8 letters or more)."""
+    def expand(self, raw: str) -> list[tuple[str, float, str]]:
+        """(indexed term, weight, kind) triples a query word stands for; ``kind`` (see COVERING) says
+        whether a document holding the term has the word the user meant or only a guess at it.
+
+        In order, each step only when the ones before found nothing: the word's stem and exact form
+        ("word"), a synonym ("synonym") and the index words it is a prefix of ("prefix" when the word
+        is partial, "longer" when it is itself in the index: "time" is covered by "time", not by
+        "timezone"); then index words it ends ("part": "zone" in "timezone"); then, for a word that
+        matches nothing at all, index words within a small edit distance ("typo": 1, or 2 for words
+        of 8 letters or more)."""
         term = stem(raw)
-        out = {term: 1.0} if term in self.postings else {}
+        whole = term in self.postings
+        out: dict[str, tuple[float, str]] = {term: (1.0, "word")} if whole else {}
         if "=" + raw in self.postings:  # the very word, not only the same stem ("a file" vs "files")
-            out["=" + raw] = SURFACE_WEIGHT
+            out["=" + raw] = (SURFACE_WEIGHT, "word")
         if raw in SYNONYMS and stem(SYNONYMS[raw]) in self.postings:
-            out.setdefault(stem(SYNONYMS[raw]), SYNONYM_WEIGHT)
+            out.setdefault(stem(SYNONYMS[raw]), (SYNONYM_WEIGHT, "synonym"))
         if len(raw) >= 3:
             i = bisect_left(self.sorted_words, raw)
             for w in self.sorted_words[i : i + 50]:  # enough for a partial word; bounded for huge vocabularies
                 if not w.startswith(raw):
                     break
-                out.setdefault(self.surface[w], PREFIX_WEIGHT)
-        if term not in self.postings and len(raw) >= 4 and not out:  # a partial word is not a typo
+                out.setdefault(self.surface[w], (PREFIX_WEIGHT, "longer" if whole else "prefix"))
+        if not out and len(raw) >= 4:  # the tail of a compound: "zone" in "timezone", "name" in "filename"
+            tail = raw[::-1]
+            i = bisect_left(self.reversed_words, tail)
+            for w in self.reversed_words[i : i + 50]:
+                if not w.startswith(tail):
+                    break
+                head = w[: len(tail) - 1 : -1]  # what comes before must be a word too: not "re|turn"
+                if len(head) >= 3 and head in self.surface:
+                    out.setdefault(self.surface[w[::-1]], (PART_WEIGHT, "part"))
+        if not out and len(raw) >= 4:  # matches nothing as written: a typo? (a partial word is not one)
             cap = 2 if len(raw) >= 8 else 1
             candidates = {c for q in {raw, term} for d in _deletes(q, cap) for c in self.deletes.get(d, ())}
             for c in candidates:
                 dist = min(_osa(raw, c, cap), _osa(term, c, cap))
                 if dist <= cap:
-                    out.setdefault(c, FUZZY_WEIGHT / dist)
-        return list(out.items())
+                    out.setdefault(c, (FUZZY_WEIGHT / dist, "typo"))
+        return [(t, weight, kind) for t, (weight, kind) in out.items()]
 
-    def rank(self, query: str, boost: Mapping[int, float] | None = None) -> tuple[dict[int, tuple[int, float]], dict]:
-        """doc -> (distinct query words matched, score), plus what the query words turned into."""
+    def rank(self, query: str, boost: Mapping[int, float] | None = None) -> tuple[dict[int, float], dict]:
+        """doc -> score, plus what the query words turned into (``fixes``: the word put in place of
+        a query word that is not in the index, ``missing``: words that match nothing, ``terms``).
+
+        A score is the document's relevance (the sum of its term scores) times ((c + ½) / (n + ½))²,
+        where n counts the query words something in the index covers and c those this document
+        covers: a document with every word beats one that repeats a few of them, and a typo guess
+        adds relevance but no coverage. Results are ranked by this score alone, so the scores users
+        see always go down the list."""
         raws = [w for w in words(query) if w not in STOPWORDS] or words(query)
         raws = list({stem(w): w for w in raws}.values())
         found: dict[int, list] = {}
-        fixes, missing = {}, []
+        fixes: dict[str, str] = {}
+        missing: list[str] = []
+        coverable = 0
         for bit, raw in enumerate(raws):
             expansions = self.expand(raw)
             if not expansions:
                 missing.append(raw)
-            elif stem(raw) not in self.postings and not any(w == PREFIX_WEIGHT for _, w in expansions):
-                fixes[raw] = self.shown.get(max(expansions, key=lambda e: e[1])[0], "?")
-            for t, weight in expansions:
+            elif all(kind in SUBSTITUTES for _, _, kind in expansions):  # say which word stood in: the nearest, then the most used
+                best = max(expansions, key=lambda e: (e[1], len(self.postings[e[0]]), e[0]))
+                fixes[raw] = self.shown.get(best[0], "?")
+            coverable += any(kind in COVERING for _, _, kind in expansions)
+            for t, weight, kind in expansions:
+                covers = kind in COVERING
                 for doc, score in self.postings[t]:
                     hit = found.setdefault(doc, [0, 0.0])
-                    hit[0] |= 1 << bit
+                    if covers:
+                        hit[0] |= 1 << bit
                     hit[1] += weight * score
         boost = boost or {}
-        ranked = {doc: (bin(mask).count("1"), s * boost.get(doc, 1.0)) for doc, (mask, s) in found.items()}
+        ranked = {}
+        for doc, (mask, relevance) in found.items():
+            share = (bin(mask).count("1") + UNCOVERED_SHARE) / (coverable + UNCOVERED_SHARE)
+            ranked[doc] = relevance * share * share * boost.get(doc, 1.0)
         return ranked, {"fixes": fixes, "missing": missing, "terms": raws}

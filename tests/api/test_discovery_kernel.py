@@ -97,3 +97,25 @@ def test_example_calls_pass_validation(k: KernelProcess) -> None:
         assert example.startswith(f"await mcp.demo.{name}(")
     # the generated example of a tool with required arguments runs through argument checks
     assert k.value("const r = await tools.call('get_author', { name_or_id: 'example' }); r.ok || r.error.code") == "'tool_error'"
+
+
+def test_empty_answers_say_what_was_searched(k: KernelProcess) -> None:
+    tools = k.json("({ v: (await api.listTools()).length })")["v"]
+    cell = k.run("await api.library('nonexistentzzz')")
+    assert cell.text == "[]"  # still the documented string[]; the why is on stderr
+    assert cell.stderr == (
+        f'[mcp2repl] api.library: No tools match "nonexistentzzz" (searched {tools} tools on 2 servers: names, descriptions '
+        "and parameters). Try fewer or different words, or api.listTools().\n"
+    )
+    assert k.run("(await api.library('serch boks', { limit: 1 })).length").stderr == (
+        "[mcp2repl] api.library: Matched similar words: serch → search, boks → book.\n"
+    )
+    assert k.json("({ v: (await api.guide('progress')).map(g => g.topic) })")["v"][0] == "progress"
+    cell = k.run("await api.guide('xyzzy')")
+    assert cell.text == "[]"
+    assert cell.stderr == (
+        '[mcp2repl] api.guide: No guidance matches "xyzzy" (searched 16 topics: titles, keywords and texts). Topics: calling '
+        "tools, argument checks, results, errors, concurrency, timeouts, interrupts, printing, artifacts, display, discovery, "
+        'servers, resources and prompts, persistence, timers, progress. To find tools, use api.searchTools("xyzzy").\n'
+    )
+    assert k.run("(await api.guide('xyzzy')).length + (await api.library('nonexistentzzz')).length").text == "0"

@@ -26,6 +26,8 @@ from mcp_kernel.api.guide import guide
         ("unknown argument", "argument checks"),
         ("stop a stuck cell", "interrupts"),
         ("how do I call a tool", "calling tools"),
+        ("progress", "progress"),
+        ("live progress bar", "progress"),
     ],
 )
 def test_guide_ranking(query, topic):
@@ -39,3 +41,12 @@ def test_guide_shape():
     assert len(guide("tool", limit=2)) == 2
     assert guide("xyzzy") == []
     assert "ToolError" in guide("errors")[0]["text"]
+
+
+def test_no_match_note_lists_every_topic():
+    assert guide("xyzzy") == []
+    assert guide_module.no_match_note(" xyzzy ") == (
+        'No guidance matches "xyzzy" (searched 16 topics: titles, keywords and texts). Topics: calling tools, argument checks, '
+        "results, errors, concurrency, timeouts, interrupts, printing, artifacts, display, discovery, servers, resources and "
+        'prompts, persistence, timers, progress. To find tools, use api.searchTools("xyzzy").'
+    )

@@ -59,3 +59,54 @@ def test_cli_with_p_flags(tmp_path: Path) -> None:
     out = nbformat.read(tmp_path / "o.ipynb", as_version=4)
     assert out.cells[2].outputs[0]["data"]["application/json"]["limit"] == 7
     assert out.cells[2].outputs[0]["data"]["application/json"]["genre"] == "history"
+
+
+def test_cli_refuses_a_reserved_word_with_a_usage_error(tmp_path: Path) -> None:
+    src = _notebook(tmp_path / "p.ipynb")
+    done = subprocess.run(
+        [sys.executable, "-m", "papermill", str(src), str(tmp_path / "o.ipynb"), "-y", "class: 1", "--no-progress-bar"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.endswith(
+        "Error: parameter 'class' cannot be injected into a JavaScript notebook: 'class' is a reserved word in JavaScript; rename it, e.g. class_\n"
+    )
+    assert not (tmp_path / "o.ipynb").exists()
+
+
+def test_values_javascript_cannot_hold_as_numbers_or_json_arrive_intact(tmp_path: Path) -> None:
+    params = new_code_cell("const big = 0;", metadata={"tags": ["parameters"]})
+    check = new_code_cell(
+        "[typeof big, String(big), typeof nested.ids[1], String(nested.ids[1]), Object.hasOwn(nested, '__proto__'),\n"
+        " Object.getPrototypeOf(nested) === Object.prototype, Number.isNaN(nan), Object.is(negz, -0), inf, sep === 'a\\u2028b'].join(' | ')"
+    )
+    nb = new_notebook(
+        cells=[params, check], metadata={"kernelspec": {"name": "mcp2repl", "language": "javascript", "display_name": "mcp2repl"}}
+    )
+    nbformat.write(nb, tmp_path / "p.ipynb")
+    yaml = 'big: 12345678901234567890\nnested: {ids: [1, 9007199254740993], __proto__: {x: 1}}\nnan: .nan\nnegz: -0.0\ninf: -.inf\nsep: "a\\u2028b"\n'
+    done = subprocess.run(
+        [sys.executable, "-m", "papermill", "p.ipynb", "o.ipynb", "-y", yaml, "--no-progress-bar"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    out = nbformat.read(tmp_path / "o.ipynb", as_version=4)
+    assert out.cells[1].source == (
+        "// Parameters\n"
+        "const big = 12345678901234567890n;\n"
+        'const nested = {"ids": [1, 9007199254740993n], ["__proto__"]: {"x": 1}};\n'
+        "const nan = NaN;\n"
+        "const negz = -0.0;\n"
+        "const inf = -Infinity;\n"
+        'const sep = "a\\u2028b";\n'
+    )
+    assert (
+        out.cells[2].outputs[0]["data"]["text/plain"]
+        == "'bigint | 12345678901234567890 | bigint | 9007199254740993 | true | true | true | true | -Infinity | true'"
+    )

@@ -513,8 +513,8 @@ async def test_first_tool_call_is_fast() -> None:
             timings.append(time.perf_counter() - started)
             assert not result.is_error
     # Generous bounds for loaded CI machines; locally the first call takes ~3 ms.
-    assert timings[0] < 0.5, timings
-    assert max(timings[1:]) < 0.5, timings
+    assert timings[0] < 2.0, timings
+    assert max(timings[1:]) < 2.0, timings
 
 
 async def test_warm_up_runs_in_process() -> None:

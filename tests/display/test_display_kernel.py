@@ -214,3 +214,18 @@ def test_artifact_folder_cap_evicts_auto_saved_and_says_so(tmp_path: Path) -> No
         assert kernel.json("(await api.artifacts()).map(h => h.name).sort()") == ["keep0.json", "keep1.json", "keep2.json", "mine.json"]
     finally:
         kernel.close()
+
+
+def test_project_and_print_say_what_matched_nothing(k: KernelProcess) -> None:
+    note = '[mcp2repl] api.project: $path "n.x" matched nothing: no key "n" at the top level; keys there: a, b, c\n'
+    cell = k.run("const nx = { a: 1, b: 2, c: 3 }; api.project(nx, { $path: 'n.x' })")
+    assert cell.reply["status"] == "ok"
+    assert cell.outputs == [{"type": "stream", "name": "stderr", "text": note}]  # undefined: no result, one note
+    cell = k.run("api.project(nx, { $path: 'n.x' }) ?? 'fallback'")  # the value stays what programs expect
+    assert cell.outputs == [{"type": "stream", "name": "stderr", "text": note}, cell.outputs[1]] and cell.text == "'fallback'"
+    cell = k.run("api.project([{ id: 1, title: 'a' }], { id: true, titel: true })")
+    assert cell.stderr == '[mcp2repl] api.project: field "titel" matched nothing; keys there: id, title\n'
+    assert cell.result["application/json"] == [{"id": 1}]
+    cell = k.run("await api.print(nx, { projection: { $path: 'n' } }); 1")
+    assert cell.stderr == '[mcp2repl] api.print: projection $path "n" matched nothing: no key "n" at the top level; keys there: a, b, c\n'
+    assert k.value("api.project(nx, { $path: 'b' })") == "2"  # a match: the value alone, no note

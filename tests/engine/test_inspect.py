@@ -816,7 +816,7 @@ def test_big_values_are_fast(racer, expr, ending):
     out = racer.eval("__mcp2repl.inspect(big)")
     elapsed = time.perf_counter() - start  # typically a few ms (< 50 ms)
     assert out.endswith(ending)
-    assert elapsed < 1.0, f"inspect took {elapsed * 1000:.0f} ms"
+    assert elapsed < 5.0, f"inspect took {elapsed * 1000:.0f} ms"
     start = time.perf_counter()
     racer.eval("__mcp2repl.jsonValue(big), __mcp2repl.format('%s', big)")
     assert time.perf_counter() - start < 2.0

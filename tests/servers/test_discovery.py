@@ -278,8 +278,19 @@ def test_describe(cat):
 
 
 def test_library(index):
-    docs = library(index, "sum two numbers", limit=2, observed={("everything", "get-sum"): "{ sum: number }"})
-    assert len(docs) == 2
+    docs, note = library(index, "sum two numbers", limit=2, observed={("everything", "get-sum"): "{ sum: number }"})
+    assert len(docs) == 2 and note == ""
     assert "async function get_sum(args: {" in docs[0] and "Promise<{ sum: number }>" in docs[0]
     assert docs[0].endswith("// Example: await mcp.everything.get_sum({ a: 1, b: 1 })")
-    assert library(index, "xyzzy") == []
+
+
+def test_library_says_what_it_searched(index):
+    # the note api.searchTools gives, so that an empty list is never the whole answer
+    assert library(index, "xyzzy") == ([], index.search("xyzzy")["note"])
+    assert library(index, " xyzzy ")[1] == (
+        'No tools match "xyzzy" (searched 49 tools on 4 servers: names, descriptions and parameters). '
+        "Try fewer or different words, or api.listTools()."
+    )
+    docs, note = library(index, "serch boks", limit=1)
+    assert "async function search_books(" in docs[0] and note == "Matched similar words: serch → search, boks → book."
+    assert library(ToolIndex([]), "anything") == ([], "No tools to search: no MCP server offers any. await api.servers() shows their state.")

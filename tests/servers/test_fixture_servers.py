@@ -324,4 +324,4 @@ async def test_hanging_server_times_out_and_session_survives() -> None:
         assert text_of(await session.call_tool("ok", {})) == "ok"
     assert timed_out.value.error.code == REQUEST_TIMEOUT
     assert timed_out.value.error.message == "Request 'tools/call' timed out"
-    assert 0.5 <= elapsed < 3
+    assert 0.5 <= elapsed < 10

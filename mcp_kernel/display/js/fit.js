@@ -345,11 +345,12 @@
    * is plain JSON, else its JSON view), else the JSON view cut to fit (`fit: true`, with `omitted`
    * saying what was cut) or a ResultTooLarge error with the biggest paths and a projection hint.
    * @param {*} value
-   * @param {{projection?: true|object, maxChars?: number, fit?: boolean}} [opts]
+   * @param {{projection?: true|object, maxChars?: number, fit?: boolean, notes?: string[]}} [opts]
+   *   notes: receives what in the projection matched nothing (see project.js)
    */
-  function envelope(value, { projection, maxChars = 20000, fit: doFit = true } = {}) {
+  function envelope(value, { projection, maxChars = 20000, fit: doFit = true, notes } = {}) {
     maxChars = $.max(0, $.floor($.Number(maxChars))) || 0;
-    const v = projection === undefined ? value : ns.project(value, projection);
+    const v = projection === undefined ? value : ns.project(value, projection, notes);
     const whole = tryRender(v, NO_LIMITS, maxChars, new $.Map());
     if (whole && !whole.cut) return { ok: true, value: whole.converted ? $.parse(whole.out) : v, chars: whole.out.length, cut: false };
     const r = doFit ? fit(v, maxChars) : tooLarge(v, maxChars);

@@ -43,10 +43,11 @@
     return data;
   }
 
-  /** The print envelope of `value`: projected, fitted into maxChars, the whole saved when cut. */
-  async function shaped(value, options) {
+  /** The print envelope of `value`: projected, fitted into maxChars, the whole saved when cut.
+   * `notes` receives what in the projection matched nothing (see project.js). */
+  async function shaped(value, options, notes) {
     const maxChars = options.maxChars === undefined ? maxOutputChars : options.maxChars;
-    const env = ns.shape.envelope(value, { projection: options.projection, maxChars, fit: options.fit !== false });
+    const env = ns.shape.envelope(value, { projection: options.projection, maxChars, fit: options.fit !== false, notes });
     env.maxChars = maxChars;
     if (!env.ok || env.cut) {
       try {

@@ -93,6 +93,9 @@ function __mk$i() {
   /** The cell whose code is running now (promises.js notes it for rejections). */
   ns.currentCell = () => current;
 
+  /** A runtime hint on the current cell's stderr ("[mcp2repl] …"), in order with its console output. */
+  ns.hint = (text) => postText("stderr", `[mcp2repl] ${text}\n`);
+
   /** Python: everything JS produced since the last drain, as one JSON text ("" if none). */
   ns.drain = function drain() {
     const unhandled = ns.unhandledRejections ? ns.unhandledRejections() : [];
