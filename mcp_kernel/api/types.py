@@ -21,7 +21,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..engine import CallContext, Engine
+from ..engine import BridgeError, CallContext, Engine
 from ..servers.typescript import ToolDeclaration, tool_declaration
 from . import SCRIPTS
 from .jsdoc import Declaration, declarations
@@ -112,9 +112,13 @@ class TypesApi:
         manager = await self.servers.get()
         entries = await manager.settled_entries()
         server = (params.get("options") or {}).get("server")
+        safe = manager.catalog.server_safe
         if server:
+            if server not in safe and server not in safe.values():
+                known = ", ".join(f'"{name}"' for name in safe) or "none"
+                raise BridgeError("TypeError", f'api.types: no server "{server}" (servers: {known})')
             entries = [e for e in entries if server in (e.server, e.server_safe)]
-        return render(entries, manager.catalog.server_safe, manager.observed)
+        return render(entries, safe, manager.observed)
 
 
 def render(entries: Sequence[ToolEntry], server_safe: Mapping[str, str], observed: Mapping[tuple[str, str], str]) -> str:

@@ -135,3 +135,8 @@ def test_jsdoc_becomes_declarations() -> None:
     assert found["api.loose"].render(indent="").splitlines()[-1] == "function loose(a?: any, b?: any, ...rest: any[]): Promise<any>;"
     assert found["api.shared"].render(indent="") == "function shared(v?: any): any;"
     assert found["api.version"].render(indent="") == "const version: string;"
+
+
+def test_no_servers_still_declares_the_runtime(tmp_path: Path) -> None:
+    done = tsc(tmp_path, render([], {}, ObservedShapes()), "await sleep(1);\nconst n: number = (await api.calls()).length;\nawait mcp.call('x.y');\n")
+    assert done.returncode == 0, done.stdout + done.stderr

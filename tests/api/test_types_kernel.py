@@ -98,3 +98,8 @@ def test_every_runtime_global_is_declared(k: KernelProcess) -> None:
     servers = json.loads(k.value("JSON.stringify(Object.keys(mcp).filter(k => !['call', 'tools', 'servers'].includes(k)))").strip("'"))
     assert sorted(servers) == ["demo", "echo", "everything"]
     assert all(f"  namespace {s} {{" in dts for s in servers)
+
+
+def test_an_unknown_server_is_a_type_error(k: KernelProcess) -> None:
+    error = k.run("await api.types({ server: 'nope' })").error
+    assert (error["ename"], error["evalue"]) == ("TypeError", 'api.types: no server "nope" (servers: "demo", "echo", "everything")')
