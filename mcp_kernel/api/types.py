@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -137,8 +138,10 @@ def render(entries: Sequence[ToolEntry], server_safe: Mapping[str, str], observe
     return "\n".join(out) + "\n"
 
 
+@lru_cache(maxsize=1)
 def api_declarations() -> dict[str, Declaration]:
-    """Declarations read from every API script, in load order (later files add members)."""
+    """Declarations read from every API script, in load order (later files add members); the
+    files are part of the package, so they are read once."""
     found: dict[str, Declaration] = {}
     root = resources.files("mcp_kernel.api")
     for name in SCRIPTS:
@@ -194,7 +197,7 @@ def _mcp(entries: Sequence[ToolEntry], server_safe: Mapping[str, str], observed:
         "    readonly [name: string]: mcp2repl.AnyTool | undefined;",
         "  };",
         "  /** The state of every server (same as api.servers()). */",
-        "  function servers(): Promise<any>;",
+        "  function servers(): ReturnType<typeof api.servers>;",
         "}",
     ]
     return out
