@@ -168,6 +168,9 @@ async def inspect(engine: Engine, code: str, cursor: int) -> dict[str, str] | No
     source = strip_checks(info.get("source", ""))
     if "[native code]" in source:
         source = ""
+    # a function from a TypeScript cell: V8 has its stripped text, show what the user typed
+    typed = next((t for smap in reversed(list(engine.maps.values())) if (t := smap.shown_text(source)) is not None), None)
+    source, fence = (typed, "ts") if typed is not None else (source, "js")
     # (label, plain text, markdown) per section, so both renderings say the same things
     sections: list[tuple[str, str, str]] = []
     if info.get("signature"):
@@ -175,7 +178,7 @@ async def inspect(engine: Engine, code: str, cursor: int) -> dict[str, str] | No
     if info.get("doc"):
         sections.append(("", info["doc"], info["doc"]))
     if source:
-        sections.append(("Source:\n", source, f"```js\n{source}\n```"))
+        sections.append(("Source:\n", source, f"```{fence}\n{source}\n```"))
     elif info.get("summary"):
         sections.append(("Value: ", info["summary"], f"```\n{info['summary']}\n```"))
     plain = "\n".join([f"{dotted}: {info['type']}", *(label + text for label, text, _ in sections)])

@@ -82,6 +82,7 @@ class SourceMap:
         # what tracebacks quote: the user's own text (TypeScript before stripping), same lines
         self.lines = (source if shown is None else shown).split("\n")
         self._source = source
+        self._shown = shown
         self._pieces = pieces
         self._segments: dict[int, list[tuple[int, int, bool]]] | None = None if pieces else {}
 
@@ -117,6 +118,15 @@ class SourceMap:
 
     def source_line(self, line: int) -> str:
         return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+
+    def shown_text(self, snippet: str) -> str | None:
+        """What the user wrote where the cell's JavaScript reads ``snippet`` (a function's source, as
+        V8 gives it), when they wrote something else (TypeScript); None if the snippet is not here."""
+        shown = self._shown
+        if shown is None or shown == self._source or len(shown) != len(self._source):
+            return None
+        at = self._source.rfind(snippet)
+        return shown[at : at + len(snippet)] if at >= 0 and snippet else None
 
 
 def _build_segments(source: str, pieces: list[tuple[str, int, bool]]) -> dict[int, list[tuple[int, int, bool]]]:

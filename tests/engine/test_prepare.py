@@ -137,3 +137,9 @@ def test_random_typescript_cells_end_as_javascript_would(js, source: str) -> Non
     assert out.error is None or out.error.name in KNOWN_ERRORS, (source, out.error.traceback)
     if out.error is not None and out.error.name == "SyntaxError":
         assert out.error.traceback[1].startswith("  at cell[")
+
+
+def test_a_typed_loop_still_stops_at_the_time_limit(js) -> None:
+    err = js.error("function spin(limit: number): never {\n  let i: number = 0\n  while (true) { i = (i + 1) % limit }\n}\nspin(7)", timeout=0.5)
+    assert err.name == "TimeoutError"
+    assert js.value("const after: string = 'alive'; after") == "'alive'"

@@ -113,3 +113,12 @@ def test_kernel_info_highlights_cells_as_typescript(k: KernelProcess) -> None:
     assert info["language_info"]["codemirror_mode"] == "typescript"
     assert info["language_info"]["name"] == "javascript"
     assert re.search(r"Cells may be TypeScript", info["banner"])
+
+
+def test_inspect_shows_a_typescript_function_as_written(k: KernelProcess) -> None:
+    k.run("function label(r: { id: number }, prefix: string = '#'): string {\n  return prefix + r.id\n}")
+    data = k.inspect("label")["data"]
+    assert "function label(r: { id: number }, prefix: string = '#'): string {\n  return prefix + r.id\n}" in data["text/plain"]
+    assert "```ts\nfunction label(" in data["text/markdown"]
+    js = k.inspect("Math.max")["data"]["text/plain"]  # builtins and JS functions are unchanged
+    assert js.startswith("Math.max: function")
