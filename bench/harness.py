@@ -63,7 +63,9 @@ IMPL_LABELS = {"python_sdk": "raw Python SDK", "node_sdk": "raw Node SDK", "kern
 @dataclass(frozen=True)
 class Measure:
     """One row of the table. ``target`` applies to the kernel: a ratio to the baseline when
-    ``target_is_ratio``, else an absolute bound in ``unit``."""
+    ``target_is_ratio``, else an absolute bound in ``unit``. With ``baseline_key`` the ratio is to
+    another measure of the same implementation in the same round (a TypeScript cell against the
+    plain one, the stripper against the rewrite) instead of to another implementation."""
 
     key: str
     label: str
@@ -74,6 +76,7 @@ class Measure:
     target: float | None = None
     target_is_ratio: bool = True
     digits: int = 0
+    baseline_key: str | None = None
 
 
 MEASURES: tuple[Measure, ...] = (
@@ -87,8 +90,27 @@ MEASURES: tuple[Measure, ...] = (
         "trivial", "warm trivial cell `1+1` round trip (ms)²", "ms", "trivial", impls=("ipykernel", "kernel"), baseline="ipykernel",
         target=3.0, target_is_ratio=False, digits=2,
     ),
+    Measure(
+        "trivial_ts", "warm trivial TypeScript cell `(1 + 1) as number` (ms)⁴", "ms", "trivial", impls=("kernel",),
+        baseline_key="trivial", target=1.1, digits=2,
+    ),
     Measure("big_time", "{mb} MB result: total time (s)³", "s", "big", target=0.7, digits=2),
     Measure("big_peak", "{mb} MB result: peak RSS growth (× payload)", "×", "big", target=4.0, target_is_ratio=False, digits=1),
+    Measure("rewrite_10", "cell rewrite, 10-line cell (ms)⁵", "ms", "typestrip", impls=("kernel",), digits=3),
+    Measure(
+        "strip_10", "type stripping, 10-line TypeScript cell (ms)⁵", "ms", "typestrip", impls=("kernel",),
+        baseline_key="rewrite_10", target=1.0, target_is_ratio=False, digits=3,
+    ),
+    Measure("rewrite_2000", "cell rewrite, 2,000-line cell (ms)⁵", "ms", "typestrip", impls=("kernel",), digits=1),
+    Measure(
+        "strip_2000", "type stripping, 2,000-line TypeScript cell (ms)⁵", "ms", "typestrip", impls=("kernel",),
+        baseline_key="rewrite_2000", target=100.0, target_is_ratio=False, digits=1,
+    ),
+    Measure("rewrite_js", "cell rewrite, plain-JS cells of the test suite (µs/cell)⁵", "µs", "typestrip", impls=("kernel",), digits=1),
+    Measure(
+        "strip_js", "type stripping, the same plain-JS cells (µs/cell)⁵", "µs", "typestrip", impls=("kernel",),
+        baseline_key="rewrite_js", target=1.0, digits=1,
+    ),
 )
 SELECTORS = tuple(dict.fromkeys(m.selector for m in MEASURES))
 
@@ -196,8 +218,11 @@ def summarize(rounds: list[dict[str, Any]], cfg: Config) -> dict[str, dict[str, 
                 if value is None:
                     continue
                 values.append(value)
-                base = rnd["values"].get(m.key, {}).get(m.baseline)
-                if base and impl != m.baseline:
+                if m.baseline_key is not None:
+                    base = rnd["values"].get(m.baseline_key, {}).get(impl)
+                else:
+                    base = rnd["values"].get(m.key, {}).get(m.baseline) if impl != m.baseline else None
+                if base:
                     ratios.append(value / base)
             if values:
                 per_impl[impl] = {
@@ -231,7 +256,8 @@ def _target(m: Measure, kernel: dict[str, Any] | None) -> tuple[str, str]:
     if m.target is None:
         return "—", ""
     if m.target_is_ratio:
-        text, value = f"≤ {m.target:g}× {IMPL_LABELS[m.baseline]}", kernel and kernel["ratio_median"]
+        against = next((x.label.split(" (")[0] for x in MEASURES if x.key == m.baseline_key), None) if m.baseline_key else None
+        text, value = f"≤ {m.target:g}× {against or IMPL_LABELS[m.baseline]}", kernel and kernel["ratio_median"]
     elif m.unit == "×":
         text, value = f"≤ {m.target:g}× payload", kernel and kernel["median"]
     else:
@@ -283,6 +309,13 @@ times around each cell are in the JSON.
    with its 10 MB message guard, `maxBufferSize`, lifted so that it can take the result). Peak RSS
    growth: the implementation's own process (the kernel, or the SDK client), sampled every 2 ms
    from another process, above its RSS just before the call, divided by the payload size.
+4. Every cell may be TypeScript: the same warm kernel alternates this cell with `1+1`; the ratio
+   is to `1+1` in the same round. Plain JavaScript costs the stripper's pass-through (row 5).
+5. `bench/typestrip_bench.py`, in the harness process (pure Python over tree-sitter, what the
+   kernel runs before V8 sees a cell): median of repeated runs with warm caches. The ratio of a
+   stripping row is to the rewrite row above it, timed in the same round on the same cells (the
+   TypeScript cells' rewrite takes their stripped JavaScript). Plain JS: every distinct cell the
+   test suite runs (`tests/fixtures/js_cells.json`), which the stripper returns unchanged.
 """
 
 

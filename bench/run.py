@@ -5,7 +5,8 @@
 Measures (``--only`` takes these names, or implementation names: python_sdk, node_sdk, kernel,
 ipykernel): seq_python, seq_everything (sequential tool calls), conc_python, conc_everything
 (all calls started at once), cold (process start to first tool result), trivial (warm ``1+1``
-round trip), big (a 50 MB tool result: time and peak RSS growth).
+round trip, and its TypeScript twin), big (a 50 MB tool result: time and peak RSS growth),
+typestrip (type stripping against the cell rewrite, in this process: typestrip_bench.py).
 
 Each round waits (bounded) for a quiet machine, then runs every implementation once per measure,
 in an order that rotates from round to round. A full run writes ``bench/results/<id>.json`` and
@@ -118,7 +119,15 @@ def plan(cfg: Config, skipped: dict[str, str]) -> list[list[Trial]]:
             elif impl in ("python_sdk", "node_sdk") and "cold" in startup:
                 trials.append(("startup", impl, lambda i=impl: impl_sdk.session(i, srv["python"], "python", ["cold"], cfg)))
         groups.append(trials)
+    if "typestrip" in cfg.measures and "kernel" in cfg.impls:
+        groups.append([("typestrip", "kernel", lambda: _typestrip(cfg))])
     return groups
+
+
+async def _typestrip(cfg: Config) -> dict[str, dict[str, Any]]:
+    import typestrip_bench  # imports the kernel's own modules: only when measured
+
+    return typestrip_bench.measures(quick=cfg.quick)
 
 
 async def run_round(index: int, groups: list[list[Trial]]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from .api.agent import AgentApi
 from .api.discovery import DiscoveryApi
 from .api.explain import explain
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
+from .api.types import TypesApi
 from .display import artifacts
 from .display.artifacts import ArtifactStore, cell_stem, default_root, handle_json
 from .display.banner import banner_lines
@@ -154,6 +155,7 @@ class Session:
         tools.register(self.engine)
         DiscoveryApi(self.servers).register(self.engine)
         AgentApi(self.servers, self.options.cwd).register(self.engine)
+        TypesApi(self.servers).register(self.engine)
 
     # ---- life cycle ---------------------------------------------------------------------------
 

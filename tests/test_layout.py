@@ -42,6 +42,7 @@ CONFINED = {
     "py_mini_racer": {"engine", "compat"},
     "tree_sitter": {"engine"},
     "tree_sitter_javascript": {"engine"},
+    "tree_sitter_typescript": {"engine"},
     "ipykernel": {"kernel", "compat"},
     "traitlets": {"kernel", "compat"},
     "mcp": {"servers", "api", "demo"},

@@ -1,5 +1,5 @@
 """The runtime API seen from JavaScript (``api.*``, ``mcp.*``, ``tools.*``): readable JS files with
-JSDoc, plus their thin Python side (tools.py, discovery.py, completion.py, guide.py).
+JSDoc, plus their thin Python side (tools.py, discovery.py, completion.py, guide.py, types.py).
 
 The JS files are loaded into every V8 context after the engine runtime and the display layer, in
 this order.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-SCRIPTS = ("core.js", "display.js", "artifacts.js", "print.js", "agent.js", "mcp.js", "discovery.js")
+SCRIPTS = ("core.js", "display.js", "artifacts.js", "print.js", "agent.js", "mcp.js", "discovery.js", "types.js")
 
 
 def scripts() -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@
    * @param {*} value the value (bytes: a Uint8Array/ArrayBuffer; ndjson: an array)
    * @param {{format?: "json"|"text"|"ndjson"|"bytes"}} [options] default: bytes for binary
    *   values, text for strings, json otherwise
-   * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string}>}
+   * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string, created: string, relPath: string}>}
    */
   api.saveArtifact = async function saveArtifact(name, value, options = {}) {
     return await ns.saveArtifact(name, value, { format: options && options.format }); // never auto: the user's to keep
@@ -22,11 +22,15 @@
   /**
    * Read an artifact back: JSON and NDJSON as values, text as a string, bytes as a Uint8Array.
    * @param {string|{name: string}} handleOrName
+   * @returns {Promise<*>}
    */
   api.readArtifact = async function readArtifact(handleOrName) {
     return await ns.readArtifact(handleOrName && typeof handleOrName === "object" ? handleOrName.name : handleOrName);
   };
 
-  /** Every artifact of this notebook's folder, newest first. */
+  /**
+   * Every artifact of this notebook's folder, newest first.
+   * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string, created: string, relPath: string}[]>}
+   */
   api.artifacts = () => ns.call("artifacts.list", {});
 })();

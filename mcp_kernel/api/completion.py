@@ -15,6 +15,8 @@ from ..servers.catalog import Catalog, ToolEntry
 from ..servers.typescript import signature, tool_doc
 
 _IDENT = r"[A-Za-z_$][\w$]*"
+#: TypeScript type arguments between a callee and its ``(`` (``tools.call<Book>(…``), erased at run time
+_TYPE_ARGS = r"(?:\s*<[^();]*>)?"
 _SERVER_MEMBERS = {"resources": "module", "prompts": "module"}
 _MCP_MEMBERS = {"call": "function", "tools": "module", "servers": "function"}
 
@@ -122,7 +124,7 @@ def _short_type(schema: Any) -> str:
 def _call_object(before: str, catalog: Catalog) -> tuple[ToolEntry | None, str]:
     """The tool whose argument object literal the cursor is in: ``callee({ … |``."""
     m = re.search(
-        rf"((?:mcp|tools)(?:\.{_IDENT})+|mcp\.tools\[\s*[\"'][^\"']+[\"']\s*\]|mcp\.call\(\s*[\"'][^\"']+[\"']\s*,)\s*\(?\s*\{{([^{{}}]*)$",
+        rf"((?:mcp|tools)(?:\.{_IDENT})+|mcp\.tools\[\s*[\"'][^\"']+[\"']\s*\]|mcp\.call\(\s*[\"'][^\"']+[\"']\s*,){_TYPE_ARGS}\s*\(?\s*\{{([^{{}}]*)$",
         before,
     )
     if not m:
@@ -156,7 +158,7 @@ def inspect(code: str, cursor: int, catalog: Catalog, observed: dict[tuple[str, 
     end = cursor + (len(right.group(0)) if right else 0)
     before = code[max(0, end - WINDOW) : end]
     m = re.search(rf"((?:mcp|tools)(?:\.{_IDENT})+)$", before) or re.search(
-        rf"((?:mcp|tools)(?:\.{_IDENT})+)\s*\([^()]*$", code[max(0, cursor - WINDOW) : cursor]
+        rf"((?:mcp|tools)(?:\.{_IDENT})+){_TYPE_ARGS}\s*\([^()]*$", code[max(0, cursor - WINDOW) : cursor]
     )
     entry = _entry_for(m.group(1), catalog) if m else None
     if entry is None:

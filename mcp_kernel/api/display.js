@@ -39,19 +39,53 @@
     return $.defineProperty(handle, $.symbolFor("Jupyter.display"), { value: () => null, enumerable: false });
   };
 
-  /** Clear this cell's output; `{wait: true}` clears only when new output arrives (no flicker). */
+  /**
+   * Clear this cell's output; `{wait: true}` clears only when new output arrives (no flicker).
+   * @param {{wait?: boolean}} [opts]
+   * @returns {void}
+   */
   api.clearOutput = function clearOutput(opts = {}) { ns.clearOutput(!!opts.wait); };
 
-  /** Display HTML. */
+  /**
+   * Display HTML.
+   * @param {string} html
+   * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
+   * @returns {{display_id: string, update(value: *, opts?: object): void}}
+   */
   api.html = (html, opts = {}) => api.display($.String(html), { ...opts, mime: "text/html" });
-  /** Display Markdown. */
+  /**
+   * Display Markdown.
+   * @param {string} md
+   * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
+   * @returns {{display_id: string, update(value: *, opts?: object): void}}
+   */
   api.markdown = (md, opts = {}) => api.display($.String(md), { ...opts, mime: "text/markdown" });
-  /** Display an SVG image from its source text. */
+  /**
+   * Display an SVG image from its source text.
+   * @param {string} svg
+   * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
+   * @returns {{display_id: string, update(value: *, opts?: object): void}}
+   */
   api.svg = (svg, opts = {}) => api.display($.String(svg), { ...opts, mime: "image/svg+xml" });
-  /** Display a value in JupyterLab's JSON viewer. */
+  /**
+   * Display a value in JupyterLab's JSON viewer.
+   * @param {*} value
+   * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
+   * @returns {{display_id: string, update(value: *, opts?: object): void}}
+   */
   api.json = (value, opts = {}) => api.display(value, { ...opts, mime: "application/json" });
-  /** Display PNG bytes (Uint8Array, ArrayBuffer or base64 text). */
+  /**
+   * Display PNG bytes (Uint8Array, ArrayBuffer or base64 text).
+   * @param {Uint8Array|ArrayBuffer|string} bytes
+   * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
+   * @returns {{display_id: string, update(value: *, opts?: object): void}}
+   */
   api.png = (bytes, opts = {}) => api.display({ "image/png": ns.toBase64(bytes), "text/plain": "<image/png>" }, { ...opts, raw: true });
-  /** Display JPEG bytes (Uint8Array, ArrayBuffer or base64 text). */
+  /**
+   * Display JPEG bytes (Uint8Array, ArrayBuffer or base64 text).
+   * @param {Uint8Array|ArrayBuffer|string} bytes
+   * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
+   * @returns {{display_id: string, update(value: *, opts?: object): void}}
+   */
   api.jpeg = (bytes, opts = {}) => api.display({ "image/jpeg": ns.toBase64(bytes), "text/plain": "<image/jpeg>" }, { ...opts, raw: true });
 })();

@@ -46,6 +46,7 @@
    * audio and resource items kept as objects the display layer renders. Strings holding JSON are
    * parsed. Anything else is returned unchanged.
    * @param {*} value a tool result (raw or not), or a string
+   * @returns {*}
    */
   function unwrap(value) {
     if (typeof value === "string") return parseText(value);
@@ -236,16 +237,44 @@
 
   // ---- api: servers ------------------------------------------------------------------------
 
-  /** Call a tool by exact server and tool name. */
+  /**
+   * Call a tool by exact server and tool name.
+   * @param {string} server
+   * @param {string} tool
+   * @param {{[key: string]: unknown}} [args]
+   * @param {{timeout?: number, raw?: boolean}} [options] `raw: true` returns the whole MCP result
+   * @returns {Promise<*>}
+   */
   api.callTool = (server, tool, args, options) => ns.tracked(invoke({ server: $.String(server), tool: $.String(tool) }, `api.callTool("${server}", "${tool}")`, args, options));
-  /** Each server: name, transport, state, tool count, config source, last error. `{wait: true}` waits for starting servers. */
+  /**
+   * Each server: name, transport, state, tool count, config source, last error. `{wait: true}` waits for starting servers.
+   * @param {{wait?: boolean}} [options]
+   * @returns {Promise<{name: string, transport: string, state: string, tools: number | null, source: string, description?: string, lastError: string | null, [key: string]: unknown}[]>}
+   */
   api.servers = (options) => ns.call("api.servers", options || {});
-  /** Connect a server from a cell (same spec shape as a config entry); its tools are usable at once. */
+  /**
+   * Connect a server from a cell (same spec shape as a config entry); its tools are usable at once.
+   * @param {string} name
+   * @param {{command?: string|string[], args?: string[], env?: {[key: string]: string}, cwd?: string, url?: string, headers?: {[key: string]: string}, type?: string, timeout?: number, [key: string]: unknown}} spec
+   * @returns {Promise<*>}
+   */
   api.connect = (name, spec) => ns.call("api.connect", { name: $.String(name), spec });
-  /** Close a server's connection and stop its process. */
+  /**
+   * Close a server's connection and stop its process.
+   * @param {string} name
+   * @returns {Promise<*>}
+   */
   api.disconnect = (name) => ns.call("api.disconnect", { name: $.String(name) });
-  /** The last lines a server wrote to stderr (never mixed into cell output). */
+  /**
+   * The last lines a server wrote to stderr (never mixed into cell output).
+   * @param {string} name
+   * @param {{lines?: number}} [options]
+   * @returns {Promise<*>}
+   */
   api.serverLog = (name, options) => ns.call("api.serverLog", { name: $.String(name), lines: (options || {}).lines });
-  /** The tool calls made by this cell so far: server, tool, ok, duration. */
+  /**
+   * The tool calls made by this cell so far: server, tool, ok, duration.
+   * @returns {Promise<{server: string, tool: string, ok: boolean, ms: number, bytesIn: number, bytesOut: number, error: string | null}[]>}
+   */
   api.calls = () => ns.call("api.calls", {});
 })();

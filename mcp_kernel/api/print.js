@@ -17,9 +17,10 @@
    * An object spec with fields applied to an array applies to each element.
    * A $path or field that matches nothing anywhere gets one line on stderr saying where it stopped
    * and which keys were there; the result stays what the spec gives (undefined, or the field left out).
+   * @template [T=any]
    * @param {*} value
    * @param {true|object} projection
-   * @returns {*} the projected value (undefined when a $path is missing)
+   * @returns {T} the projected value (undefined when a $path is missing); `api.project<Book[]>(…)` says what it is
    * @example api.project(res, {$path: "results", $slice: 5, $pick: ["id", "title"]})
    */
   api.project = function project(value, projection) {
@@ -48,7 +49,12 @@
     return hidden(env); // already shown: as a cell result it adds nothing
   };
 
-  /** Show a value now, before the cell's result (same view as api.print); returns nothing. */
+  /**
+   * Show a value now, before the cell's result (same view as api.print); returns nothing.
+   * @param {*} value
+   * @param {{projection?: object|true, maxChars?: number, fit?: boolean, artifactName?: string}} [options]
+   * @returns {void}
+   */
   const emit = (value, options = {}) => {
     ns.hold(api.print(value, options));
     return undefined;

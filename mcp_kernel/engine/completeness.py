@@ -3,7 +3,8 @@
 It must answer in microseconds and never wait for V8 (a running cell may be spinning), so it is
 pure Python: a small scanner tracks brackets, strings, template literals and comments to spot
 constructs left open at the end ("incomplete", with an indent), and the tree-sitter parser
-judges everything else ("invalid" for real syntax errors).
+judges everything else ("invalid" for real syntax errors). Cells may be TypeScript, so the parser
+judges what the cell runs as: the cell with its types stripped (prepare.py).
 """
 
 from __future__ import annotations
@@ -11,15 +12,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .asi import insert_semicolons
 from .rewrite import parser
+from .typestrip import TypeScriptError, strip_types
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
 # After these tokens a `/` starts a regular expression, not a division.
 _REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^") | {""}
 _REGEX_KEYWORDS = {"return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else", "yield", "await"}
-# A cell ending in one of these is waiting for its right-hand side.
-_DANGLING = re.compile(r"(?:[=+\-*/%&|^!<>?:,.]|=>|\b(?:return|typeof|new|await|yield|in|of|instanceof|else|do))\s*$")
+# A cell ending in one of these is waiting for its right-hand side (`x!` is TypeScript's non-null
+# assertion, complete; `x as` and `x satisfies` wait for a type).
+_DANGLING = re.compile(
+    r"(?:[=+\-*/%&|^<>?:,.]|(?<![\w$)\]])!|=>|\b(?:return|typeof|new|await|yield|in|of|instanceof|else|do)"
+    r"|[\w$)\]}]\s+(?:as|satisfies))\s*$"
+)
 
 
 @dataclass
@@ -133,5 +140,11 @@ def classify(code: str) -> Verdict:
         pass  # two blank lines force a decision below, like a REPL
     elif _DANGLING.search(code) and not code.rstrip().endswith(("++", "--")):
         return Verdict("incomplete", base)
-    tree = parser().parse(code.encode("utf-8"))
-    return Verdict("invalid" if tree.root_node.has_error else "complete")
+    try:
+        js = strip_types(code)
+    except TypeScriptError:  # an enum, a decorator…: running it says why
+        return Verdict("invalid")
+    if not parser().parse(js.encode("utf-8")).root_node.has_error:
+        return Verdict("complete")
+    # a semicolon tree-sitter misses (`let t` then a line starting with a template) is no error
+    return Verdict("complete" if insert_semicolons(js) is not None else "invalid")

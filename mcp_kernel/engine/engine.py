@@ -2,7 +2,8 @@
 
 No Jupyter, no MCP, no display here. Whoever drives the engine (the Session) gives it a
 :class:`Sink` for what JS prints and displays, scripts to load after the runtime, handlers JS
-can call, and context data; then runs cells with :meth:`Engine.run_cell`.
+can call, and context data; then runs cells with :meth:`Engine.run_cell`. A cell may be
+TypeScript: prepare.py strips its types and rewrites it before it reaches V8.
 
 Interrupts: code that spins after an ``await`` runs in V8's microtask checkpoint, which no
 cancellation reaches. So the rewriter puts a check of a shared-memory flag into every loop and
@@ -25,7 +26,8 @@ from . import errors
 from .bridge import Bridge, Handler, Note, Sink
 from .context import V8, JSTerminated, configure_v8
 from .errors import JSError
-from .rewrite import CellSyntaxError, SourceMap, rewrite
+from .prepare import prepare
+from .rewrite import SourceMap
 
 #: Values of the interrupt flag (``__mk$f[0]`` in bridge.js).
 INTERRUPT = 1
@@ -166,10 +168,9 @@ class Engine:
         await self.ready()
         if self._recovering is not None:
             await asyncio.shield(self._recovering)
-        try:
-            rewritten = rewrite(code, cell)
-        except CellSyntaxError as exc:
-            return CellOutcome(error=await self._syntax_error(code, cell, exc))
+        rewritten = await prepare(code, cell, self._compile)
+        if isinstance(rewritten, JSError):
+            return CellOutcome(error=rewritten)
         self.maps[cell] = rewritten.source_map
         self.declared.update(rewritten.declared)
         loop = asyncio.get_running_loop()
@@ -226,20 +227,9 @@ class Engine:
         if not execution.future.done():
             execution.future.set_result(CellOutcome(error=JSError(name, message, [f"{name}: {message}"])))
 
-    async def _syntax_error(self, code: str, cell: str, exc: CellSyntaxError) -> JSError:
-        """Let V8 word the error: its messages are the ones JS users know."""
-        wrapper = "(async function(){"
-        smap = SourceMap.with_prefix(code, len(wrapper))
-        if exc.message.startswith("'import'") or exc.message.startswith("'export'"):
-            return errors.syntax_error(exc.message, cell, exc.line, exc.column, smap)
-        probe = f"{wrapper}{code}\n}});0"
-        try:
-            await self._live().eval(probe, raw=True)
-        except JSParseException as parse:
-            return errors.from_parse_exception(str(parse), cell, smap)
-        except Exception:  # noqa: BLE001 - fall back to the parser's own position
-            pass
-        return errors.syntax_error(exc.message, cell, exc.line, exc.column, smap)
+    async def _compile(self, js: str) -> object:
+        """Compile (never run) a probe, for prepare() to learn V8's verdict on a cell's syntax."""
+        return await self._live().eval(js, raw=True)
 
     def _finish(self, msg: dict[str, Any]) -> None:
         """A "done" message from JS."""

@@ -75,9 +75,9 @@ def from_js(spec: Mapping[str, object], maps: Mapping[str, SourceMap]) -> JSErro
     return err
 
 
-def syntax_error(message: str, cell: str, line: int, col: int, smap: SourceMap | None) -> JSError:
-    """A SyntaxError pointing at the user's line and column."""
-    err = JSError(name="SyntaxError", message=message)
+def syntax_error(message: str, cell: str, line: int, col: int, smap: SourceMap | None, extra: dict[str, str] | None = None) -> JSError:
+    """A SyntaxError pointing at the user's line and column (``extra``: e.g. the TypeScript construct refused)."""
+    err = JSError(name="SyntaxError", message=message, extra=dict(extra or {}))
     err.traceback = [err.headline, f"  at {cell} line {line}, col {col}"]
     if smap is not None:
         err.traceback += _excerpt(smap.source_line(line), col)

@@ -1,7 +1,7 @@
 """Completion and inspection of names in the live environment, without running user code.
 
 Python finds the dotted name under the cursor (so cursor offsets stay in code points, as the
-protocol counts them); JS resolves it through property descriptors only (introspect.js). When V8
+protocol counts them; TypeScript's ``a!.b`` and ``f<T>(…)`` are read as the JavaScript they run as); JS resolves it through property descriptors only (introspect.js). When V8
 is busy with a running cell the answer falls back to what the rewriter saw declared plus a
 snapshot of the standard globals, so completion always answers at once.
 """
@@ -23,6 +23,11 @@ KEYWORDS = (
     "extends false finally for function if import in instanceof let new null of return static "
     "super switch this throw true try typeof undefined var void while with yield"
 ).split()
+#: What a TypeScript cell can also start to write (types are erased, so these never reach V8).
+TS_KEYWORDS = (
+    "abstract any as asserts bigint boolean declare implements infer interface is keyof never number "
+    "object private protected public readonly satisfies string symbol type unknown"
+).split()
 
 def _ident_char(ch: str) -> bool:
     return ch.isalnum() or ch in "_$"
@@ -39,8 +44,9 @@ def _ident_before(text: str, end: int) -> int:
 
 
 def _chain_ending(text: str, end: int) -> tuple[list[str], int]:
-    """The dotted names (``a.b?.c.``) ending at ``end``, and where the chain starts: linear time,
-    so a 100,000-character ``a.a.a…`` line answers at once (a regex here backtracked for minutes)."""
+    """The dotted names (``a.b?.c.``, TypeScript's ``a!.b``) ending at ``end``, and where the chain
+    starts: linear time, so a 100,000-character ``a.a.a…`` line answers at once (a regex here
+    backtracked for minutes)."""
     parts: list[str] = []
     pos = end
     while True:
@@ -53,6 +59,8 @@ def _chain_ending(text: str, end: int) -> tuple[list[str], int]:
         if k > 0 and text[k - 1] == "?":
             k -= 1
         while k > 0 and text[k - 1] in " \t\r\n":
+            k -= 1
+        while k > 0 and text[k - 1] == "!":  # a non-null assertion: `a!.b` is `a.b` at run time
             k -= 1
         start = _ident_before(text, k)
         if start == k:
@@ -98,7 +106,7 @@ async def complete(engine: Engine, code: str, cursor: int) -> Completion:
         rows = [[n, "instance", ""] for n in sorted(engine.declared | engine.global_names) if n.startswith(prefix)]
     if not path:
         known = {r[0] for r in rows}
-        rows += [[k, "keyword", ""] for k in KEYWORDS if k.startswith(prefix) and k not in known]
+        rows += [[k, "keyword", ""] for k in (*KEYWORDS, *TS_KEYWORDS) if k.startswith(prefix) and k not in known]
     rows.sort(key=lambda r: (r[0].startswith("_"), r[0].lower()))
     matches = [r[0] for r in rows]
     types = [{"start": start, "end": cursor, "text": name, "type": kind, "signature": sig} for name, kind, sig in rows]
@@ -117,7 +125,7 @@ def _name_at(code: str, cursor: int) -> list[str] | None:
     paren = max(before.rfind("("), before.rfind(")"))
     if paren == -1 or before[paren] != "(":
         return None
-    end = paren
+    end = _skip_type_arguments(before, paren)
     while end > 0 and before[end - 1] in " \t\r\n":
         end -= 1
     start = _ident_before(before, end)
@@ -125,6 +133,27 @@ def _name_at(code: str, cursor: int) -> list[str] | None:
         return None
     path, _ = _chain_ending(before, start)
     return [*path, before[start:end]]
+
+
+def _skip_type_arguments(text: str, end: int) -> int:
+    """Where a callee ends before TypeScript type arguments: ``api.project<Book[]>|(`` -> before ``<``."""
+    k = end
+    while k > 0 and text[k - 1] in " \t\r\n":
+        k -= 1
+    if k == 0 or text[k - 1] != ">":
+        return end
+    depth = 0
+    for i in range(k - 1, max(k - 2000, 0) - 1, -1):  # bounded, like every scan here
+        ch = text[i]
+        if ch == ">" and not (i > 0 and text[i - 1] == "="):  # `=>` is no bracket
+            depth += 1
+        elif ch == "<":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif ch in "();{}":
+            return end
+    return end
 
 
 async def inspect(engine: Engine, code: str, cursor: int) -> dict[str, str] | None:
@@ -139,6 +168,9 @@ async def inspect(engine: Engine, code: str, cursor: int) -> dict[str, str] | No
     source = strip_checks(info.get("source", ""))
     if "[native code]" in source:
         source = ""
+    # a function from a TypeScript cell: V8 has its stripped text, show what the user typed
+    typed = next((t for smap in reversed(list(engine.maps.values())) if (t := smap.shown_text(source)) is not None), None)
+    source, fence = (typed, "ts") if typed is not None else (source, "js")
     # (label, plain text, markdown) per section, so both renderings say the same things
     sections: list[tuple[str, str, str]] = []
     if info.get("signature"):
@@ -146,7 +178,7 @@ async def inspect(engine: Engine, code: str, cursor: int) -> dict[str, str] | No
     if info.get("doc"):
         sections.append(("", info["doc"], info["doc"]))
     if source:
-        sections.append(("Source:\n", source, f"```js\n{source}\n```"))
+        sections.append(("Source:\n", source, f"```{fence}\n{source}\n```"))
     elif info.get("summary"):
         sections.append(("Value: ", info["summary"], f"```\n{info['summary']}\n```"))
     plain = "\n".join([f"{dotted}: {info['type']}", *(label + text for label, text, _ in sections)])

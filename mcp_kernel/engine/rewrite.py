@@ -78,16 +78,18 @@ class SourceMap:
     insertion was made. Built lazily from the rewrite's pieces, since only errors need it.
     """
 
-    def __init__(self, source: str, pieces: list[tuple[str, int, bool]] | None = None) -> None:
-        self.lines = source.split("\n")
+    def __init__(self, source: str, pieces: list[tuple[str, int, bool]] | None = None, shown: str | None = None) -> None:
+        # what tracebacks quote: the user's own text (TypeScript before stripping), same lines
+        self.lines = (source if shown is None else shown).split("\n")
         self._source = source
+        self._shown = shown
         self._pieces = pieces
         self._segments: dict[int, list[tuple[int, int, bool]]] | None = None if pieces else {}
 
     @classmethod
-    def with_prefix(cls, source: str, prefix_len: int) -> SourceMap:
+    def with_prefix(cls, source: str, prefix_len: int, shown: str | None = None) -> SourceMap:
         """The map of ``prefix + source`` where only the prefix was added (syntax probes)."""
-        smap = cls(source)
+        smap = cls(source, shown=shown)
         smap._segments = {1: [(0, 0, True), (prefix_len, 0, False)]}
         return smap
 
@@ -116,6 +118,15 @@ class SourceMap:
 
     def source_line(self, line: int) -> str:
         return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+
+    def shown_text(self, snippet: str) -> str | None:
+        """What the user wrote where the cell's JavaScript reads ``snippet`` (a function's source, as
+        V8 gives it), when they wrote something else (TypeScript); None if the snippet is not here."""
+        shown = self._shown
+        if shown is None or shown == self._source or len(shown) != len(self._source):
+            return None
+        at = self._source.rfind(snippet)
+        return shown[at : at + len(snippet)] if at >= 0 and snippet else None
 
 
 def _build_segments(source: str, pieces: list[tuple[str, int, bool]]) -> dict[int, list[tuple[int, int, bool]]]:
@@ -187,7 +198,7 @@ class _Edits:
     def replace(self, start_byte: int, end_byte: int, text: str) -> None:
         self.items.append((self.char(start_byte), self.char(end_byte), 0, text))
 
-    def apply(self, prefix: str) -> tuple[str, SourceMap]:
+    def apply(self, prefix: str, shown: str | None = None) -> tuple[str, SourceMap]:
         """Build the generated text and its column map; ``prefix`` goes before line 1."""
         src = self.source
         # (text, original offset, inserted?) — inserted text maps to where it was inserted
@@ -199,7 +210,7 @@ class _Edits:
             pieces.append((text, start, True))
             pos = max(pos, end)
         pieces.append((src[pos:], pos, False))
-        return "".join(p[0] for p in pieces), SourceMap(src, pieces)
+        return "".join(p[0] for p in pieces), SourceMap(src, pieces, shown)
 
 
 def _declared_names(pattern: Node, out: list[str]) -> None:
@@ -220,13 +231,13 @@ def _declared_names(pattern: Node, out: list[str]) -> None:
             _declared_names(child, out)
 
 
-def _first_error(node: Node) -> Node | None:
+def first_error(node: Node) -> Node | None:
     if node.type == "ERROR" or node.is_missing:
         return node
     if not node.has_error:
         return None
     for child in node.children:
-        found = _first_error(child)
+        found = first_error(child)
         if found is not None:
             return found
     return node
@@ -260,17 +271,19 @@ def _rewrite_declaration(node: Node, edits: _Edits, declared: list[str], hoisted
     edits.insert(last.end_byte, ")" if has_semicolon else ");", order=1)
 
 
-def rewrite(source: str, cell_name: str) -> Rewritten:
+def rewrite(source: str, cell_name: str, shown: str | None = None) -> Rewritten:
     """Rewrite ``source`` into ``__mcp2repl.run(cell, async function(){…})``.
 
-    Raises :class:`CellSyntaxError` for what the parser already knows is not JavaScript;
-    V8 reports any remaining syntax errors when it compiles the result.
+    ``shown`` is what the user wrote when ``source`` is derived from it with every position kept
+    (TypeScript with its types blanked): tracebacks quote its lines. Raises
+    :class:`CellSyntaxError` for what the parser already knows is not JavaScript; V8 reports any
+    remaining syntax errors when it compiles the result.
     """
     raw = source.encode("utf-8")
     tree = parser().parse(raw)
     root = tree.root_node
     if root.has_error:
-        err = _first_error(root)
+        err = first_error(root)
         assert err is not None
         line, col = err.start_point
         raise CellSyntaxError("Unexpected token" if not err.is_missing else f"Missing {err.type}", line + 1, col + 1)
@@ -317,7 +330,7 @@ def rewrite(source: str, cell_name: str) -> Rewritten:
     hoist += "".join(f"globalThis[{json.dumps(n)}]={n};" for n in functions)
     declared.extend(functions)
     prefix = f"__mcp2repl.run({json.dumps(cell_name)},async function(){{{CHECK}{hoist}"
-    body, smap = edits.apply(prefix)
+    body, smap = edits.apply(prefix, shown)
     # the map rides along as the wrapper's last argument: stacks.js maps positions while they are made
     changed = json.dumps({line: [[g, o, int(i)] for g, o, i in segs] for line, segs in smap.changed_lines().items()}, separators=(",", ":"))
     code = f"{body}\n}},{changed})\n//# sourceURL={cell_name}"

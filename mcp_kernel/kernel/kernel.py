@@ -171,13 +171,17 @@ class MCPKernel(Kernel):
 
     @property
     def language_info(self) -> dict[str, Any]:  # type: ignore[override]
+        # The language is JavaScript (papermill's translator, nbconvert's .js, kernel pickers go by
+        # the name), but every cell may be TypeScript: editors and exporters highlight it as such
+        # (JupyterLab and Notebook 7 take codemirror_mode before the name). TypeScript
+        # highlighting is a superset: plain JavaScript looks the same.
         return {
             "name": "javascript",
             "version": self._v8,
             "mimetype": "text/javascript",
             "file_extension": ".js",
-            "pygments_lexer": "javascript",
-            "codemirror_mode": "javascript",
+            "pygments_lexer": "typescript",
+            "codemirror_mode": "typescript",
             "nbconvert_exporter": "script",
         }
 
@@ -186,6 +190,7 @@ class MCPKernel(Kernel):
         return (
             f"mcp2repl {__version__}: JavaScript (V8 {self._v8}) in one persistent context.\n"
             "Cells are async: top-level await works, the last expression is the result.\n"
+            "Cells may be TypeScript: types are erased, not checked (await api.types() declares the tools).\n"
             "No file system, network or process access from JS; MCP tools are the way out.\n"
             + "".join(f"{line}\n" for line in self.shell_session.notes())
             + "\n".join(self.shell_session.server_lines())

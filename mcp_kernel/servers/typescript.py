@@ -13,6 +13,7 @@ import inspect
 import json
 import textwrap
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .examples import example_call
@@ -335,8 +336,21 @@ def _comment(text: str, first: str, rest: str) -> list[str]:
     return lines
 
 
-def tool_doc(call_path: str, tool: Mapping, *, observed: str | None = None) -> str:
-    """JSDoc, an ``async function`` declaration with argument and result types, and an example call."""
+@dataclass
+class ToolDeclaration:
+    """The pieces of a tool's TypeScript declaration, for docs (:func:`tool_doc`) and the ``.d.ts``
+    of ``api.types()`` alike, so the two can never disagree about a tool's types."""
+
+    name: str  # the function name (the last part of the call path)
+    types: dict[str, str]  # recursive definitions the types refer to by name: name -> type text
+    doc: list[str]  # JSDoc body lines, each starting " * "
+    args: str  # "args: T", "args?: T" or "" for a tool without parameters
+    returns: str
+    example: str
+
+
+def tool_declaration(call_path: str, tool: Mapping, *, observed: str | None = None) -> ToolDeclaration:
+    """The declaration parts of one tool: argument and result types, JSDoc, example call."""
     schema, output = tool.get("inputSchema") or {}, tool.get("outputSchema")
     inputs = _Renderer(schema, multiline=True, expand_top=True)
     outputs = _Renderer(output, multiline=True, describe=True)
@@ -357,16 +371,21 @@ def tool_doc(call_path: str, tool: Mapping, *, observed: str | None = None) -> s
     if annotations := _annotations(tool):
         doc.append(f" * Annotations: {annotations}.")
 
-    lines: list[str] = []
+    types: dict[str, str] = {}
     for renderer in (inputs, outputs):  # recursive definitions are referred to by name: declare them
-        done: set[str] = set()
-        while todo := [n for n in renderer.named if n not in done]:
+        while todo := [n for n in renderer.named if n not in types]:
             for type_name in todo:
-                done.add(type_name)
                 define = _Renderer(renderer.root, multiline=True, describe=renderer.describe)
                 define.named = renderer.named
-                lines.append(f"type {type_name} = {define.text(renderer.named[type_name])};")
-    lines += ["/**", *doc, " */"] if doc else []
-    lines.append(f"async function {_function_name(call_path)}({args}): Promise<{returns}>")
-    lines.append(f"// Example: {example_call(call_path, tool)}")
+                types[type_name] = define.text(renderer.named[type_name])
+    return ToolDeclaration(_function_name(call_path), types, doc, args, returns, example_call(call_path, tool))
+
+
+def tool_doc(call_path: str, tool: Mapping, *, observed: str | None = None) -> str:
+    """JSDoc, an ``async function`` declaration with argument and result types, and an example call."""
+    decl = tool_declaration(call_path, tool, observed=observed)
+    lines = [f"type {name} = {text};" for name, text in decl.types.items()]
+    lines += ["/**", *decl.doc, " */"] if decl.doc else []
+    lines.append(f"async function {decl.name}({decl.args}): Promise<{decl.returns}>")
+    lines.append(f"// Example: {decl.example}")
     return "\n".join(lines)

@@ -19,7 +19,10 @@ RUN = ROOT / "bench" / "run.py"
 MEASURES = {
     "python_sdk": ["seq_python", "seq_everything", "conc_python", "conc_everything", "cold", "cold_ready", "big_time", "big_peak"],
     "node_sdk": ["seq_python", "seq_everything", "conc_python", "conc_everything", "cold", "cold_ready", "big_time", "big_peak"],
-    "kernel": ["seq_python", "seq_everything", "conc_python", "conc_everything", "cold", "cold_ready", "trivial", "big_time", "big_peak"],
+    "kernel": [
+        *("seq_python", "seq_everything", "conc_python", "conc_everything", "cold", "cold_ready", "trivial", "trivial_ts", "big_time", "big_peak"),
+        *("strip_10", "rewrite_10", "strip_2000", "rewrite_2000", "strip_js", "rewrite_js"),
+    ],
     "ipykernel": ["trivial"],
 }
 
@@ -60,6 +63,7 @@ def test_run_succeeds_and_writes_its_table_beside_the_results(quick_run: dict) -
     assert done.returncode == 0, done.stderr[-6000:]
     assert [r["quiet"]["quiet"] for r in quick_run["results"]["rounds"]] == [True]  # --quick does not wait
     table = (out / "performance.md").read_text()
-    for row in ("sequential call, Python server", "sequential call, server-everything", "concurrent calls", "cold start", "trivial cell", "1 MB result"):
+    rows = ("sequential call, Python server", "sequential call, server-everything", "concurrent calls", "cold start", "trivial cell", "1 MB result")
+    for row in (*rows, "trivial TypeScript cell", "type stripping, 10-line", "type stripping, the same plain-JS cells"):
         assert row in table
     assert not (ROOT / "bench" / "results" / f"{quick_run['results']['id']}.json").exists()

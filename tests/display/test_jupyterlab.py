@@ -2,7 +2,8 @@
 
 The kernel's MIME bundles are checked elsewhere (tests/kernel); this test proves JupyterLab turns
 them into the intended DOM: the HTML table of ``api.print``, a PNG from an MCP image result,
-JupyterLab's JSON viewer for a plain object result, and ``api.html``.
+JupyterLab's JSON viewer for a plain object result, ``api.html``, and a TypeScript cell that runs
+and is highlighted as TypeScript.
 
 A private ``jupyter lab`` serves a temporary root dir holding one notebook; its config, runtime,
 data, settings and workspace dirs are temporary too, so nothing of the user's setup leaks in.
@@ -59,6 +60,11 @@ CHROMIUM_ARGS = [
 ]
 
 KERNELSPEC = {"name": "mcp2repl", "display_name": "JavaScript (mcp2repl)", "language": "javascript"}
+TS_CELL = (
+    "interface Hit { id: string; title: string }\n"
+    "const hits: Hit[] = (await tools.search_books({ query: '', limit: 2 })).results;\n"
+    "hits.map((h: Hit): string => h.id).join(',') satisfies string"
+)
 NOTEBOOK = "display.ipynb"
 CELLS = (
     # 0: api.print of records -> display_data with text/plain, application/json and an HTML table
@@ -70,6 +76,8 @@ CELLS = (
     "({ nested: { list: [1, 2, 3], flag: true }, name: 'json viewer' })",
     # 3: raw HTML
     "api.html('<b id=\"mcp2repl-html-check\">bold from JS</b>')",
+    # 4: TypeScript (every cell may be): runs with its types erased, highlighted as TypeScript
+    TS_CELL,
 )
 
 SERVER_START_TIMEOUT = 60  # s until /api/status answers
@@ -350,3 +358,21 @@ def test_api_html_renders_element(run: Run) -> None:
     assert tag == "B", f"#mcp2repl-html-check is a <{tag.lower()}>, expected <b>"
     # The handle api.html returns is the cell's last value, and shows nothing: no "Out[4]" after the HTML.
     run.check("checking that cell 4 shows only the HTML", lambda: expect(run.output(3)).to_have_count(1))
+
+
+def test_typescript_cell_runs_and_is_highlighted(run: Run) -> None:
+    """Every cell may be TypeScript: it runs, and the editor highlights it with CodeMirror's
+    TypeScript grammar (language_info.codemirror_mode), where the JavaScript one would read
+    `interface` as a plain name."""
+    result = run.output(4)
+    run.check("checking the TypeScript cell's result", lambda: expect(result).to_have_text(re.compile(r"^'b\d\d,b\d\d'$")))
+    editor = run.cells.nth(4).locator(".cm-content")
+    language = run.check("reading the editor's language", lambda: editor.get_attribute("data-language"))
+    assert language == "typescript", f"the TypeScript cell's editor has data-language={language!r}"
+
+    def style(word: str) -> str:
+        span = editor.locator("span", has_text=re.compile(rf"^{word}$")).first
+        return run.check(f"reading the highlight class of {word!r}", lambda: span.get_attribute("class")) or ""
+
+    assert style("interface") == style("const") != "", "`interface` is not highlighted as a keyword"
+    assert style("Hit") == style("hits") != "", "the interface name is not highlighted as a definition"

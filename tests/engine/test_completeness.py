@@ -36,3 +36,28 @@ def test_incomplete_with_indent(code, indent):
 @pytest.mark.parametrize("code", ["}", "const = 7q", "let x = )", "'unterminated\n", "a b c", "foo(]"])
 def test_invalid(code):
     assert classify(code).status == "invalid"
+
+
+# Every cell may be TypeScript: the parser judges the cell with its types stripped.
+@pytest.mark.parametrize(
+    "code",
+    [
+        "const x: number = 1",
+        "interface A { a: string }",
+        "const b = api.project<Book[]>(x, { a: true })",
+        "x!",
+        "let t: string\n`v`",  # a semicolon only tree-sitter misses
+        "type T = { a?: number }",
+    ],
+)
+def test_typescript_complete(code):
+    assert classify(code).status == "complete"
+
+
+@pytest.mark.parametrize(("code", "indent"), [("interface A {", "  "), ("function f(a: number,", ""), ("type T = string |", ""), ("const y = x as", "")])
+def test_typescript_incomplete(code, indent):
+    assert (classify(code).status, classify(code).indent) == ("incomplete", indent)
+
+
+def test_typescript_that_cannot_run_is_invalid():
+    assert classify("enum E { A }").status == "invalid"  # running it says why

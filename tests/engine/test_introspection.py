@@ -43,3 +43,13 @@ def test_a_long_chain_answers_at_once(tail: str) -> None:
     tool_completion.complete(code, len(code), Catalog())
     tool_completion.inspect(code, len(code), Catalog())
     assert time.monotonic() - started < 10  # was 51 s (completion) and 119 s (inspect) on 2 cores
+
+
+def test_typescript_reads_as_the_javascript_it_runs_as() -> None:
+    assert _chain_before("book!.ti", 8) == (["book"], "ti", 6)  # a non-null assertion
+    assert _chain_before("a.b!.c!.", 8) == (["a", "b", "c"], "", 8)
+    assert _chain_before("const r: Foo = mcp.demo.", 24) == (["mcp", "demo"], "", 24)
+    # Shift-Tab inside a generic call inspects the callee
+    assert _name_at("api.project<Book[]>(res, ", 25) == ["api", "project"]
+    assert _name_at("f<Map<string, number>>(", 23) == ["f"]
+    assert _name_at("(a < b) > (c, ", 14) is None
