@@ -11,28 +11,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
-import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import get_default_environment, stdio_client
+from mcp import ClientSession
+from mcp.client.stdio import get_default_environment
 from mcp.shared.exceptions import MCPError
 
+from mcp_kernel import __version__
+
 from ..compat import session_closed
+from .limits import ERROR_LIMIT, capped, capped_result, default_call_timeout, shorten, start_timeout, task_support_note, tidy, timeout_hint
 from .spec import ServerSpec
+from .stdio import StdioStatus, stdio_transport
 
 log = logging.getLogger(__name__)
 
-GUARD = str(Path(__file__).with_name("guard.py"))
-
-#: Seconds a server may take to start and list its tools (MCP2REPL_START_TIMEOUT).
-START_TIMEOUT = float(os.environ.get("MCP2REPL_START_TIMEOUT", "30"))
+#: Who we say we are in ``initialize`` (the SDK's default is ``mcp 0.1.0``).
+CLIENT_INFO = types.Implementation(name="mcp2repl", version=__version__)
 
 Notice = Callable[[str], None]
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -40,6 +42,10 @@ Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 class ServerUnavailable(Exception):
     """The server is not running and could not be (re)started; the message says why."""
+
+
+class _Closed(ConnectionError):
+    """The session's reader saw the end of the connection."""
 
 
 @dataclass
@@ -55,7 +61,10 @@ class ServerConnection:
     """A live MCP client session to one configured server."""
 
     def __init__(self, spec: ServerSpec, log_dir: Path, events: Events | None = None) -> None:
-        self.spec = spec
+        #: the call timeout as configured (None: the default); ``spec.timeout`` is the effective one
+        self.configured_timeout = spec.timeout
+        limit = tidy(spec.timeout) if spec.timeout is not None else default_call_timeout()
+        self.spec = spec if spec.timeout == limit and type(spec.timeout) is type(limit) else dataclasses.replace(spec, timeout=limit)
         self.name = spec.name
         self.events = events or Events()
         self.log_path = log_dir / f"{_file_safe(spec.name)}.log"
@@ -67,11 +76,13 @@ class ServerConnection:
         self.session: ClientSession | None = None
         self.connects = 0
         self._runner: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the runner lives on
         self._ready: asyncio.Future[None] | None = None
         self._closing: asyncio.Event | None = None
         self._lock = asyncio.Lock()
         self._refresh: asyncio.Future[None] | None = None
         self._http_status: str | None = None
+        self.process: StdioStatus | None = None  # the current stdio process: exit status, stray output
 
     # ---- life cycle ---------------------------------------------------------------------
 
@@ -79,7 +90,7 @@ class ServerConnection:
         """Begin connecting in the background; :meth:`wait_ready` waits for the outcome."""
         if self.spec.error or (self._runner is not None and not self._runner.done()):
             return
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         self.state = "starting"
         self._ready = loop.create_future()
         self._closing = asyncio.Event()
@@ -111,19 +122,32 @@ class ServerConnection:
             await asyncio.shield(self._ready)
 
     async def close(self) -> None:
-        """Close the session and stop the server process (bounded: a stuck server is killed)."""
+        """Close the session and stop the server's process tree (bounded: a stuck server is killed).
+
+        Safe from another event loop: the kernel shuts down from ipykernel's control thread,
+        while the runner lives on the main loop, so the work is sent there.
+        """
+        home = self._loop
+        if home is not None and home is not asyncio.get_running_loop():
+            if home.is_running():
+                done = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._close(), home))
+                await asyncio.wait({done}, timeout=8.0)
+            return
+        await self._close()
+
+    async def _close(self) -> None:
         runner = self._runner
         if runner is None or runner.done():
             self.state = "stopped" if not self.spec.error else "error"
             return
         assert self._closing is not None
         self._closing.set()
-        try:
-            await asyncio.wait_for(asyncio.shield(runner), 2.0)
-        except (TimeoutError, Exception):  # noqa: BLE001 - closing must not fail
+        if self.state == "starting":
+            runner.cancel()  # a start is not worth finishing (kernel shutdown has ~2 s); the transport still stops the server
+        # the stdio transport's shutdown is bounded (~3.5 s for a server that ignores everything)
+        if not (await asyncio.wait({runner}, timeout=5.0))[0]:
             runner.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(runner, 1.0)
+            await asyncio.wait({runner}, timeout=2.0)
         self.state = "stopped"
         self.session = None
 
@@ -134,16 +158,18 @@ class ServerConnection:
             async with contextlib.AsyncExitStack() as stack:
                 # asyncio.timeout, not wait_for: the transport's anyio scopes must be entered and
                 # left in this very task, and wait_for would run the entry in another one.
-                async with asyncio.timeout(START_TIMEOUT):
+                async with asyncio.timeout(start_timeout()):
                     read, write = await self._open_transport(stack)
+                    # no sampling or elicitation callback: the client then advertises neither
+                    # capability, where it used to claim both and decline every request; no
+                    # session-wide read timeout: start-up has its own limit, each request its own
                     session = await stack.enter_async_context(
                         ClientSession(
                             read,
                             write,
                             logging_callback=self._on_log,
                             message_handler=self._on_message,
-                            elicitation_callback=self._decline_elicitation,
-                            sampling_callback=self._decline_sampling,
+                            client_info=CLIENT_INFO,
                         )
                     )
                     init = await session.initialize()
@@ -159,7 +185,7 @@ class ServerConnection:
             self._fail(ready, "connection cancelled")
             raise
         except BaseException as exc:  # noqa: BLE001 - every failure becomes the server's state
-            self._fail(ready, self._describe(exc))
+            self._fail(ready, self._describe(exc, started=ready.done()))
         else:
             self.state = "stopped"
         finally:
@@ -175,7 +201,7 @@ class ServerConnection:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(closing.wait(), 0.25)
             if session_closed(session):
-                raise ConnectionError("the server closed the connection" + (" (process exited)" if self.spec.transport == "stdio" else ""))
+                raise _Closed("the server closed the connection")
 
     def _fail(self, ready: asyncio.Future[None], reason: str) -> None:
         started = ready.done()
@@ -188,18 +214,19 @@ class ServerConnection:
 
     async def _open_transport(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
         spec = self.spec
+        self.process = None
         if spec.transport == "stdio":
             assert spec.command
-            env = {**get_default_environment(), **spec.env}
-            params = StdioServerParameters(
-                command=sys.executable,
-                args=["-S", GUARD, str(os.getpid()), "--", spec.command, *spec.args],
-                env=env,
+            self.process = StdioStatus()
+            transport = stdio_transport(
+                spec.command,
+                spec.args,
+                env={**get_default_environment(), **spec.env},
                 cwd=spec.cwd,
+                log_path=self.log_path,
+                status=self.process,
             )
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            errlog = stack.enter_context(open(self.log_path, "a", encoding="utf-8", errors="replace"))  # noqa: ASYNC230 - a local log file
-            return await stack.enter_async_context(stdio_client(params, errlog=errlog))
+            return await stack.enter_async_context(transport)
         assert spec.url
         if spec.transport == "sse":
             from mcp.client.sse import sse_client
@@ -222,21 +249,36 @@ class ServerConnection:
         streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
         return streams[0], streams[1]
 
-    def _describe(self, exc: BaseException) -> str:
-        """One line naming the cause, with the server's last stderr line when it has one."""
+    def _describe(self, exc: BaseException, started: bool = True) -> str:
+        """One line naming the cause: exit status, bad output and the last stderr lines of a stdio server, the URL of a remote one."""
         while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
             exc = exc.exceptions[0]
+        spec, process = self.spec, self.process
+        ended = process.exit_text() if process is not None else None
+        closed = isinstance(exc, _Closed) or (isinstance(exc, MCPError) and exc.error.code == types.CONNECTION_CLOSED)
         if isinstance(exc, asyncio.TimeoutError):
-            text = f"no answer within {START_TIMEOUT:g} s (MCP2REPL_START_TIMEOUT)"
+            text = f"no answer within {start_timeout():g} s during start-up (MCP2REPL_START_TIMEOUT)"
         elif isinstance(exc, FileNotFoundError):
-            text = f"command not found: {self.spec.command}"
-        else:
-            text = str(exc) or type(exc).__name__
-        if self._http_status and self._http_status not in text:
-            text += f" ({self._http_status} from {self.spec.url})"
-        tail = self.log_tail(3).strip().splitlines()
-        if tail and self.spec.transport == "stdio":
-            text += f" (server stderr: {tail[-1][:300]})"
+            text = f"command not found: {spec.command}"
+        elif closed and process is not None and process.oversize is not None:
+            text = "mcp2repl closed the connection"
+        elif closed and ended and not started:
+            text = f"the server {ended} during start-up"
+        elif closed:
+            text = "the server closed the connection" + (f" (its process {ended})" if ended else "")
+        else:  # httpx adds a line pointing at MDN to its status errors
+            text = shorten((str(exc) or type(exc).__name__).split("\nFor more information check:")[0], ERROR_LIMIT)
+        if spec.url and self._http_status and self._http_status not in text:
+            text += f" ({self._http_status} from {spec.url})"
+        elif spec.url and spec.url not in text:
+            text = f"{spec.url}: {text}"
+        if process is not None:
+            problems = process.stdout_text()
+            if problems:
+                text += f"; {problems}"
+            tail = process.stderr_tail()
+            if tail:
+                text += f" (server stderr: {' | '.join(line.strip() for line in tail)})"
         return text
 
     # ---- requests -------------------------------------------------------------------------
@@ -248,38 +290,72 @@ class ServerConnection:
         timeout: float | None = None,
         progress: Progress | None = None,
     ) -> types.CallToolResult:
+        """Call ``tool``. Raises ServerUnavailable, or MCPError (a timeout: code REQUEST_TIMEOUT).
+
+        Every call has a limit: ``timeout`` (from the cell), else the server's configured
+        ``timeout``, else :func:`default_call_timeout`. Error messages and the text of error
+        results are cut to :data:`ERROR_LIMIT` characters.
+        """
         await self.wait_ready()
         session = self.session
         if session is None:
             raise ServerUnavailable(f'MCP server "{self.name}" is unavailable: {self.last_error}')
+        note = task_support_note(self.tool_named(tool))
+        if note is not None:
+            raise MCPError(types.METHOD_NOT_FOUND, note)
+        per_call = timeout is not None and timeout > 0
+        limit = timeout if per_call else self.spec.timeout
         try:
-            return await session.call_tool(tool, args, read_timeout_seconds=timeout or self.spec.timeout, progress_callback=progress)
+            result = await session.call_tool(tool, args, read_timeout_seconds=limit, progress_callback=progress)
         except MCPError as exc:
+            if exc.error.code == types.REQUEST_TIMEOUT:
+                raise MCPError(types.REQUEST_TIMEOUT, self._timeout_hint(limit, per_call)) from None
             if exc.error.code != types.CONNECTION_CLOSED:
-                raise
-            reason = exc
+                raise capped(exc) from None
+            reason: BaseException = exc
         except (ConnectionError, EOFError, OSError, BaseExceptionGroup) as exc:
             reason = exc
+        else:
+            return capped_result(result) if result.is_error else result
         # give the runner a moment to notice, so the message and the next call agree
         runner = self._runner
         if runner is not None:
             with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(runner), 1.0)
+                await asyncio.wait_for(asyncio.shield(runner), 3.0)
         raise ServerUnavailable(
             f'MCP server "{self.name}" disconnected during {tool}: {self.last_error or self._describe(reason)}'
         ) from reason
 
+    def _timeout_hint(self, limit: float | None, per_call: bool) -> str:
+        problems = self.process.stdout_text() if self.process is not None else None
+        return timeout_hint(self.name, limit, per_call=per_call, configured=self.configured_timeout is not None, problems=problems)
+
+    def tool_named(self, name: str) -> types.Tool | None:
+        return next((t for t in self.tools if t.name == name), None)
+
     async def request(self, method: str, *args: Any) -> Any:
-        """resources/prompts requests: ``list_resources``, ``read_resource``, ``list_prompts``, ``get_prompt``."""
+        """resources/prompts requests: ``list_resources``, ``read_resource``, ``list_prompts``, ``get_prompt``.
+
+        They have the server's call limit (its ``timeout``, else the default).
+        """
         await self.wait_ready()
         assert self.session is not None
-        return await getattr(self.session, method)(*args)
+        limit = self.spec.timeout or default_call_timeout()
+        try:
+            async with asyncio.timeout(limit):
+                return await getattr(self.session, method)(*args)
+        except TimeoutError:
+            hint = self._timeout_hint(limit, False)
+            raise MCPError(types.REQUEST_TIMEOUT, f"no answer to {method} within {limit:g} s ({hint})") from None
+        except MCPError as exc:
+            raise capped(exc) from None
 
     async def refresh_tools(self) -> None:
         if self.session is None:
             return
         old = {t.name for t in self.tools}
-        self.tools = await _list_all_tools(self.session)
+        async with asyncio.timeout(self.spec.timeout or default_call_timeout()):
+            self.tools = await _list_all_tools(self.session)
         self._report_tool_changes(old)
 
     def _report_tool_changes(self, old: set[str]) -> None:
@@ -309,19 +385,6 @@ class ServerConnection:
         except Exception as exc:  # noqa: BLE001 - a failed refresh keeps the old list
             log.debug("tool refresh of %s failed: %s", self.name, exc)
 
-    async def _decline_elicitation(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        """Nobody can answer a form from inside a running cell: decline, and tell the user why."""
-        asked = getattr(params, "message", "") or "input"
-        self.events.notice(
-            f'[mcp2repl] MCP server "{self.name}" asked for input ({asked!r}); declined: no one can answer from inside a cell'
-        )
-        return types.ElicitResult(action="decline")
-
-    async def _decline_sampling(self, context: Any, params: types.CreateMessageRequestParams) -> types.ErrorData:
-        """The kernel has no model to sample from: refuse with a reason the server can show."""
-        self.events.notice(f'[mcp2repl] MCP server "{self.name}" asked for an LLM completion (sampling); declined: mcp2repl has no model')
-        return types.ErrorData(code=types.INVALID_REQUEST, message="mcp2repl has no language model to sample from; request declined")
-
     def log_tail(self, lines: int = 50) -> str:
         """The last ``lines`` lines the server wrote to stderr."""
         try:
@@ -349,3 +412,4 @@ async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
 
 def _file_safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "server"
+

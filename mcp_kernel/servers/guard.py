@@ -1,41 +1,238 @@
-"""``python -m mcp_kernel.servers.guard PID -- COMMAND ARGS…``: exec a stdio server that dies with us.
+"""``python -S guard.py PARENT_PID`` (command in ``MCP2REPL_GUARD_ARGV``): a stdio server that dies with us.
 
 Stdio servers run in their own session so an interrupt (SIGINT to the kernel's process group)
-never reaches them. The price is that a kernel killed with SIGKILL would leave them running if
-they ignore stdin's end. On Linux the kernel asks to be the parent-death signal target: this
-tiny launcher sets PR_SET_PDEATHSIG and then becomes the server with ``execvp``.
+never reaches them. The price: nothing takes them down when the kernel dies, and servers written
+by others ignore SIGTERM, ignore stdin's end, or leave children behind (``npx`` wrappers, worker
+pools, a daemon that double-forks into its own session). So this small supervisor stays alive
+between the kernel and the server:
+
+* it is a *child subreaper*, so every descendant of the server stays in its subtree even when
+  intermediate parents die (a ``setsid`` grandchild is re-parented here, not to init);
+* it asks for SIGTERM when the kernel dies (``PR_SET_PDEATHSIG``), handles it, and the server
+  itself gets SIGKILL should the guard ever die first;
+* the server inherits stdin/stdout/stderr and runs in its own process group; the guard keeps
+  neither pipe, so the kernel sees end-of-file as soon as the server's tree is gone;
+* on SIGTERM, on the kernel's death and when the server exits, it ends every descendant
+  (SIGTERM, then SIGKILL after :data:`GRACE` seconds) and exits with the server's status
+  (a server killed by a signal makes the guard die of the same signal).
+
+The command comes in an environment variable, not argv, so ``ps`` shows the server's command
+line once, on the server. Linux is the target; elsewhere it polls for the kernel's death and
+kills the server's process group. It imports only the standard library and starts with ``-S``.
 """
 
 from __future__ import annotations
 
-import ctypes
+import json
 import os
 import signal
 import sys
+import time
 
+ARGV_VAR = "MCP2REPL_GUARD_ARGV"
+#: Seconds between SIGTERM and SIGKILL for the server's tree.
+GRACE = float(os.environ.get("MCP2REPL_KILL_GRACE", "1.0"))
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+LINUX = sys.platform.startswith("linux")
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+class _Stop(Exception):
+    """Raised by the signal handler to leave a blocking wait."""
+
+
+def descendants(root: int) -> list[int]:
+    """Every live descendant of ``root`` (Linux: one pass over /proc; elsewhere: none known)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # the command name may hold spaces and parentheses: fields resume after the last ")"
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and fields[0] != b"Z":
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _signal_all(pids: list[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
+def _reap() -> list[tuple[int, int]]:
+    """Collect every exited child without blocking (orphans re-parented here included)."""
+    done = []
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return done
+        if pid == 0:
+            return done
+        done.append((pid, status))
+
+
+def kill_tree(server: int, grace: float = GRACE) -> int | None:
+    """SIGTERM the server's group and every descendant, SIGKILL what is left after ``grace``.
+
+    Returns the server's wait status if it was reaped here.
+    """
+    status = None
+    me = os.getpid()
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 2.0)):
+        try:
+            os.killpg(server, sig)
+        except OSError:
+            pass
+        deadline = time.monotonic() + wait
+        while True:
+            # a process that forks while we signal shows up in the next pass
+            _signal_all(descendants(me), sig)
+            for pid, st in _reap():
+                if pid == server:
+                    status = st
+            if not descendants(me) and (LINUX or status is not None):
+                return status
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.02)
+    return status
+
+
+_libc: object = None
+
+
+def _prctl(option: int, value: int) -> bool:
+    global _libc
+    try:
+        if _libc is None:
+            import ctypes
+
+            _libc = ctypes.CDLL(None, use_errno=True)
+        return int(_libc.prctl(option, value, 0, 0, 0)) == 0  # type: ignore[attr-defined]
+    except (OSError, AttributeError):
+        return False
+
+
+def _spawn(command: list[str], env: dict[str, str]) -> int:
+    """Fork and exec the server in its own process group; an exec failure exits 127 with a message."""
+    read_end, write_end = os.pipe()
+    os.set_inheritable(write_end, False)
+    pid = os.fork()
+    if pid == 0:  # the child: only async-signal-safe-ish steps until exec
+        try:
+            os.close(read_end)
+            os.setpgid(0, 0)
+            for sig in (*STOP_SIGNALS, signal.SIGCHLD):
+                signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+            if LINUX:
+                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # should the guard itself be SIGKILLed
+            os.execvpe(command[0], command, env)
+        except OSError as exc:
+            os.write(write_end, (exc.strerror or str(exc)).encode())
+        finally:
+            os._exit(127)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as fh:
+        failure = fh.read()  # empty once exec succeeded (the pipe is close-on-exec)
+    if failure:
+        os.waitpid(pid, 0)
+        sys.stderr.write(f"cannot start {command[0]!r}: {failure.decode(errors='replace')}\n")
+        sys.stderr.flush()
+        raise SystemExit(127)
+    return pid
+
+
+def _exit_like(status: int | None) -> None:
+    """Exit with the server's status; a server killed by a signal: die of the same signal."""
+    if status is None:
+        os._exit(1)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if LINUX:
+            _prctl(PR_SET_DUMPABLE, 0)  # no core file of the guard for a SIGSEGV'd server
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # their disposition cannot be set
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+            except (OSError, ValueError):
+                pass
+        try:
+            os.kill(os.getpid(), sig)
+        except OSError:
+            pass
+        os._exit(128 + sig)
+    os._exit(os.waitstatus_to_exitcode(status))
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: python -m mcp_kernel.servers.guard PARENT_PID -- COMMAND [ARGS...]\n")
+    command = json.loads(os.environ.pop(ARGV_VAR, "null"))
+    if len(argv) != 1 or not argv[0].isdigit() or not isinstance(command, list) or not command:
+        sys.stderr.write(f"usage: {ARGV_VAR}='[\"COMMAND\", ...]' python -S guard.py PARENT_PID\n")
         raise SystemExit(2)
     parent = int(argv[0])
-    command = argv[2:]
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent:  # the kernel died before prctl took effect
-        raise SystemExit(1)
-    try:
-        os.execvp(command[0], command)
-    except OSError as exc:
-        sys.stderr.write(f"cannot start {command[0]!r}: {exc.strerror}\n")
-        raise SystemExit(127) from None
+    stopping: list[int] = []
 
+    def stop(sig: int, frame: object) -> None:
+        stopping.append(sig)
+        raise _Stop
+
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, stop)
+    if LINUX:
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the kernel died before the death signal was armed
+        raise SystemExit(1)
+    # a stop signal during the spawn waits until the server's pid is known
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    server = _spawn(command, dict(os.environ))
+    # the server has the pipes now; keeping them here would delay the kernel's end-of-file
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    status = None
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        while status is None and not stopping:
+            if LINUX:
+                pid, st = os.waitpid(-1, 0)  # orphans re-parented here are reaped too
+            else:
+                pid, st = os.waitpid(server, os.WNOHANG)
+                if pid == 0:
+                    if os.getppid() != parent:
+                        break
+                    time.sleep(0.2)
+                    continue
+            if pid == server:
+                status = st
+    except (_Stop, ChildProcessError):
+        pass
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)  # finish the clean-up whatever arrives now
+    left = kill_tree(server)
+    _exit_like(status if status is not None else left)
 
 if __name__ == "__main__":
     main(sys.argv[1:])

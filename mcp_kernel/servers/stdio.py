@@ -1,0 +1,294 @@
+"""Our stdio transport: the server runs under the guard, stdout is split into lines in linear time.
+
+It yields ``(read_stream, write_stream)`` exactly like the SDK's ``stdio_client`` (anyio memory
+object streams of ``SessionMessage | Exception`` and ``SessionMessage``), so ``ClientSession`` is
+unchanged. Why not the SDK's:
+
+* its reader does ``(buffer + chunk).split("\\n")`` for every chunk, so one message of n bytes
+  costs O(n²) (a 50 MB result: ~20 s instead of ~0.1 s); here chunks are appended to a bytearray
+  and only new data is searched for the newline, and each line is parsed from bytes;
+* the server runs under ``guard.py``, which takes the server's whole process tree down with it
+  (servers that ignore SIGTERM or stdin's end, ``setsid`` daemons) and when the kernel dies;
+* a line that is not an MCP message (a server printing to stdout) is logged and counted instead
+  of being handed to the session, invalid UTF-8 included, and answers to request ids that were
+  never sent are counted: :class:`StdioStatus` keeps what went wrong, with the exit status and
+  the start of this run's stderr, so a failure can say why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+
+from . import guard
+from .limits import shorten
+
+GUARD = str(Path(guard.__file__))
+#: Seconds a server gets to exit by itself once its stdin is closed, before the guard's SIGTERM.
+EOF_GRACE = 0.5
+#: Bytes asked for per read of stdout.
+CHUNK = 1 << 20
+#: Junk lines written to the server's log in full; later ones are only counted.
+LOGGED_JUNK = 20
+
+ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
+WriteStream = MemoryObjectSendStream[SessionMessage]
+
+
+def max_message_bytes() -> int:
+    """The largest message accepted (``MCP2REPL_MAX_MESSAGE_MB``, default 512): a bound on memory, not on results."""
+    return int(float(os.environ.get("MCP2REPL_MAX_MESSAGE_MB", "512")) * 1024 * 1024)
+
+
+@dataclass
+class StdioStatus:
+    """What the transport saw of its server process, for messages that say why a server failed."""
+
+    log_path: Path | None = None
+    stderr_start: int = 0  # size of the log when this run started: its stderr comes after
+    pid: int | None = None
+    returncode: int | None = None
+    junk_lines: int = 0
+    last_junk: str = ""
+    stray_ids: list[str] = field(default_factory=list)
+    oversize: int | None = None  # the cap, when a message went past it
+
+    def exit_text(self) -> str | None:
+        """``exited with status 3`` / ``was killed by SIGKILL``, once the process has ended."""
+        code = self.returncode
+        if code is None:
+            return None
+        if code >= 0:
+            return f"exited with status {code}"
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+
+    def stdout_text(self) -> str | None:
+        """What was wrong with the server's stdout, if anything (junk, answers to unknown ids, a huge message)."""
+        parts = []
+        if self.oversize is not None:
+            parts.append(f"it sent a message over {self.oversize // (1024 * 1024)} MB (MCP2REPL_MAX_MESSAGE_MB)")
+        if self.stray_ids:
+            ids = ", ".join(self.stray_ids[:3]) + (", …" if len(self.stray_ids) > 3 else "")
+            one = len(self.stray_ids) == 1
+            parts.append(f"it answered request id{'' if one else 's'} {ids}, which {'was' if one else 'were'} never sent (a server replying with the wrong id?)")
+        if self.junk_lines:
+            lines = "a line" if self.junk_lines == 1 else f"{self.junk_lines:,} lines"
+            parts.append(f"it wrote {lines} to stdout that are not MCP messages, the last: {json.dumps(self.last_junk[:120])}")
+        return "; ".join(parts) or None
+
+    def stderr_tail(self, lines: int = 3, width: int = 300) -> list[str]:
+        """The last ``lines`` non-empty lines this run wrote to stderr, each at most ``width`` characters."""
+        if self.log_path is None:
+            return []
+        try:
+            with open(self.log_path, "rb") as fh:
+                end = fh.seek(0, os.SEEK_END)
+                fh.seek(max(self.stderr_start, end - 64 * 1024))
+                text = fh.read().decode("utf-8", "replace")
+        except OSError:
+            return []
+        kept = [line.rstrip() for line in text.splitlines() if line.strip() and not line.startswith("[mcp2repl] ")]
+        return [shorten(line, width) for line in kept[-lines:]]
+
+
+def _request_key(request_id: object) -> str:
+    """The key of a request id; "7" and 7 are one id, as for the SDK's dispatcher."""
+    return "null" if request_id is None else str(request_id)
+
+
+class _Lines:
+    """Splits stdout into lines in linear time: each byte is copied once and searched once."""
+
+    def __init__(self, limit: int) -> None:
+        self.partial = bytearray()
+        self.limit = limit
+
+    def feed(self, chunk: bytes) -> list[bytes | bytearray]:
+        """The lines completed by ``chunk`` (without their newline); raises OverflowError past the limit."""
+        lines: list[bytes | bytearray] = []
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if self.partial:
+                self.partial += chunk[start:end]
+                lines.append(self.partial)
+                self.partial = bytearray()
+            else:
+                lines.append(chunk[start:end])
+            start = end + 1
+        if start < len(chunk):
+            self.partial += chunk[start:] if start else chunk
+            if len(self.partial) > self.limit:
+                raise OverflowError
+        return lines
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport(
+    command: str,
+    args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    log_path: Path | None = None,
+    status: StdioStatus | None = None,
+) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
+    """Start ``command`` under the guard and exchange newline-delimited JSON-RPC with it.
+
+    The server's stderr goes to ``log_path`` (appended), or nowhere. ``status`` is filled in as
+    things happen. Leaving the context closes stdin, waits :data:`EOF_GRACE` s, then has the
+    guard end the whole tree (SIGTERM, SIGKILL after its grace); every wait is bounded and the
+    shutdown is shielded from cancellation, so no process outlives the context.
+    """
+    status = status if status is not None else StdioStatus()
+    status.log_path = log_path
+    argv = [command, *args]
+    full_env = dict(env if env is not None else os.environ)
+    if os.name == "posix":
+        full_env[guard.ARGV_VAR] = json.dumps(argv)
+        argv = [sys.executable, "-S", GUARD, str(os.getpid())]
+    if log_path is not None:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path or os.devnull, "ab") as errlog:  # noqa: ASYNC230 - a local file, opened once
+        status.stderr_start = errlog.seek(0, os.SEEK_END)
+        process = await anyio.open_process(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=full_env, cwd=cwd, start_new_session=True
+        )
+    status.pid = process.pid
+    # no awaits before the task group: a cancellation in the gap would leak the process
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+    outstanding: set[str] = set()
+    closing = False
+    writer_done = anyio.Event()
+
+    def junk(line: bytes | bytearray) -> None:
+        text = bytes(line).decode("utf-8", "replace").strip()
+        status.junk_lines += 1
+        status.last_junk = text[:300]
+        if status.junk_lines <= LOGGED_JUNK and log_path is not None:
+            with contextlib.suppress(OSError), open(log_path, "a", encoding="utf-8") as fh:
+                fh.write(f"[mcp2repl] not an MCP message on stdout: {shorten(text, 300)}\n")
+
+    def parse(line: bytes | bytearray) -> SessionMessage | None:
+        if not line.strip():
+            return None
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValueError:  # pydantic's ValidationError: not JSON, not JSON-RPC, not UTF-8
+            junk(line)
+            return None
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            key = _request_key(message.id)
+            if key in outstanding:
+                outstanding.discard(key)
+            elif len(status.stray_ids) < 10:
+                status.stray_ids.append(key)
+        return SessionMessage(message)
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        limit = max_message_bytes()
+        lines = _Lines(limit)
+        delivering = True
+        async with read_send:
+            while True:
+                try:
+                    chunk = await process.stdout.receive(CHUNK)
+                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    break
+                if not delivering:
+                    continue  # keep draining, so a server blocked on a full pipe can still exit
+                try:
+                    complete = lines.feed(chunk)
+                except OverflowError:
+                    status.oversize, lines, delivering = limit, _Lines(limit), False
+                    await read_send.aclose()  # the session sees the end; the connection says why
+                    continue
+                for line in complete:
+                    message = parse(line)
+                    if message is None:
+                        continue
+                    try:
+                        await read_send.send(message)
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        delivering = False
+                        break
+            if delivering and not closing:  # the server went away: learn how before the session hears of it
+                await _wait_exit(process, guard.GRACE + 1.5)
+                status.returncode = process.returncode
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        try:
+            async with write_recv:
+                async for item in write_recv:
+                    message = item.message
+                    if isinstance(message, types.JSONRPCRequest):
+                        outstanding.add(_request_key(message.id))
+                    data = message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(data.encode() + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await read_send.aclose()  # the server cannot read: make the session see the end
+        finally:
+            writer_done.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read_stdout)
+        tg.start_soon(write_stdin)
+        try:
+            yield read_recv, write_send
+        finally:
+            closing = True
+            with anyio.CancelScope(shield=True):
+                read_recv.close()
+                write_send.close()
+                with anyio.move_on_after(0.5):
+                    await writer_done.wait()
+                await _stop(process)
+                if status.returncode is None:
+                    status.returncode = process.returncode
+            tg.cancel_scope.cancel()
+
+
+async def _wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
+    """Did the process end within ``timeout``? Polls returncode: ``wait()`` would also wait for pipes."""
+    with anyio.move_on_after(timeout):
+        while process.returncode is None:  # noqa: ASYNC110 - nothing signals an exit but the returncode
+            await anyio.sleep(0.01)
+    return process.returncode is not None
+
+
+async def _stop(process: anyio.abc.Process) -> None:
+    """Close stdin, give the server :data:`EOF_GRACE`, then the guard's tree kill; SIGKILL as a last resort."""
+    assert process.stdin is not None and process.stdout is not None
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.aclose()
+    if not await _wait_exit(process, EOF_GRACE):
+        with contextlib.suppress(ProcessLookupError):
+            process.terminate()  # the guard: SIGTERM to the tree, SIGKILL after its grace
+        if not await _wait_exit(process, guard.GRACE + 1.5):
+            # the guard itself is stuck: end its descendants here, then the guard
+            for pid in guard.descendants(process.pid):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await _wait_exit(process, 2.0)
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdout.aclose()

@@ -1,0 +1,208 @@
+"""The fault suite end to end: hostile servers (tests/fixtures/servers/hostile_server.py) behind a real kernel.
+
+What a user gets in cells when a server hangs, crashes, answers with the wrong id, writes garbage
+or floods the kernel with log messages: the exact error, in bounded time; an interrupt that ends
+the cell with InterruptError; other servers and the kernel still usable; and no process of any
+server left after the kernel shuts down or is killed with SIGKILL (found by a unique mark in
+the command lines). The in-process version, with more faults, is tests/servers/test_faults.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from conftest import ECHO, EVERYTHING, SERVERS
+from conftest import KernelProcess as Kernel
+
+HOSTILE = str(SERVERS / "hostile_server.py")
+PY = sys.executable
+MARK = f"faults-kernel-{uuid.uuid4().hex[:8]}"
+DEFAULT_HINT = 'the default, MCP2REPL_CALL_TIMEOUT; to wait longer pass {timeout: seconds} to the call or set "timeout" for the server in its config'
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def marked(mark: str) -> list[psutil.Process]:
+    """Live processes whose command line holds ``mark``."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if mark in " ".join(proc.info["cmdline"] or []) and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def wait_unmarked(mark: str, seconds: float = 15.0) -> list[psutil.Process]:
+    deadline = time.monotonic() + seconds
+    while (left := marked(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def hostile(mode: str, mark: str = MARK) -> dict[str, Any]:
+    return {"command": PY, "args": [HOSTILE, mode, "--mark", mark]}
+
+
+def interrupt_after(seconds: float, send: Any) -> dict[str, float]:
+    fired: dict[str, float] = {}
+
+    def fire() -> None:
+        time.sleep(seconds)
+        fired["at"] = time.monotonic()
+        send()
+
+    threading.Thread(target=fire, daemon=True).start()
+    return fired
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    folder = tmp_path_factory.mktemp("faults")
+    servers = {name: hostile(name) for name in ("hang", "garbage", "crash", "flood")}
+    servers["wrongid"] = hostile("wrong-id")
+    servers["logs"] = hostile("flood")  # flood's twin, left alone by the interrupt tests
+    servers["echo"] = {"command": PY, "args": [ECHO]}
+    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    k = Kernel(folder, {"MCP2REPL_CALL_TIMEOUT": "3"})
+    try:
+        k.wait_for_servers()
+        yield k
+    finally:
+        k.close(graceful=True)
+    assert wait_unmarked(MARK) == []
+
+
+def still_usable(k: Kernel, server: str) -> None:
+    """The other server, the faulty one and the kernel answer (log lines of a flood may still arrive on stderr)."""
+    assert k.run("await mcp.echo.echo({text: 'fine'})").text == "'fine'"
+    assert k.run(f"await mcp.{server}.ok()").text == "'ok'"
+    assert k.run("1 + 1").text == "2"
+
+
+@pytest.mark.parametrize("server", ["hang", "wrongid", "garbage", "flood"])
+def test_interrupt_during_a_fault(kernel: Kernel, server: str) -> None:
+    fired = interrupt_after(0.5, kernel.km.interrupt_kernel)
+    cell = kernel.run(f"await mcp.{server}.call({{}}, {{timeout: 60}})")
+    assert (cell.error["ename"], cell.error["evalue"]) == ("InterruptError", "Execution interrupted")
+    assert time.monotonic() - fired["at"] < 3
+    still_usable(kernel, server)
+
+
+def test_the_default_timeout_names_server_tool_limit_and_how_to_raise_it(kernel: Kernel) -> None:
+    cell = kernel.run("await mcp.hang.call()")
+    assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", f"hang.call: no answer within 3 s ({DEFAULT_HINT})")
+    assert cell.seconds < 20
+    assert kernel.json("let e; try { await mcp.hang.call({}, {timeout: 0.3}) } catch (err) { e = err }; [e.server, e.tool, e.code]") == [
+        "hang",
+        "call",
+        "-32001",
+    ]
+    still_usable(kernel, "hang")
+
+
+@pytest.mark.parametrize(
+    ("server", "meanwhile"),
+    [
+        ("garbage", r'it wrote [\d,]+ lines to stdout that are not MCP messages, the last: "<html>oops</html>"'),
+        ("wrongid", r"it answered request ids? not-\d+(, not-\d+)*(, …)?, which (was|were) never sent \(a server replying with the wrong id\?\)"),
+    ],
+)
+def test_garbage_and_wrong_ids_end_with_a_timeout_that_says_what_happened(kernel: Kernel, server: str, meanwhile: str) -> None:
+    cell = kernel.run(f"await mcp.{server}.call({{}}, {{timeout: 1}})")
+    assert cell.error["ename"] == "ToolError"
+    expected = re.escape(f"{server}.call: no answer within 1 s (set by this call's {{timeout: 1}}; meanwhile ") + meanwhile + r"\)"
+    assert re.fullmatch(expected, cell.error["evalue"]), cell.error["evalue"]
+    still_usable(kernel, server)
+
+
+def test_a_crash_mid_call_says_why_and_the_next_call_reconnects(kernel: Kernel) -> None:
+    cell = kernel.run("await mcp.crash.call()")
+    reason = "the server closed the connection (its process exited with status 3) (server stderr: hostile_server: crashing in the middle of a call)"
+    assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", f'MCP server "crash" disconnected during call: {reason}')
+    assert cell.stderr == f'[mcp2repl] MCP server "crash" disconnected: {reason}\n'
+    reconnect = kernel.run("await mcp.crash.ok()")
+    assert (reconnect.stderr, reconnect.text) == (f'[mcp2repl] reconnecting to MCP server "crash" ({reason})\n', "'ok'")
+    still_usable(kernel, "crash")
+
+
+def test_a_flood_of_log_messages_is_summarised(kernel: Kernel) -> None:
+    cell = kernel.run("const flooded = await mcp.logs.call(); await sleep(1200); flooded", timeout=120)
+    assert cell.text == "'flooded'"
+    lines = cell.stderr.splitlines()
+    shown = [line for line in lines if line.startswith("[logs] info: flood ")]
+    summaries = [line for line in lines if line.startswith("[mcp2repl] ") and '"logs"' in line]  # "flood" may still be sending
+    assert len(shown) + sum(int(line.split()[1].replace(",", "")) for line in summaries) == 20_000
+    assert len(lines) < 200
+    assert all(re.fullmatch(r'\[mcp2repl\] [\d,]+ more log messages from MCP server "logs" not shown \(api.serverLog\("logs"\) has them\)', s) for s in summaries)
+    assert kernel.json("[await api.serverLog('logs', {lines: 1})]") == ["[info] flood 19999"]
+    still_usable(kernel, "logs")
+
+
+def test_connecting_to_a_command_that_exits_at_once(kernel: Kernel) -> None:
+    cell = kernel.run("await api.connect('quits', {command: 'false'})")
+    assert (cell.error["ename"], cell.error["evalue"]) == (
+        "Error",
+        'api.connect("quits"): MCP server "quits" is unavailable: the server exited with status 1 during start-up',
+    )
+    kernel.run("await api.disconnect('quits')")
+
+
+def test_a_huge_error_message_is_cut(kernel: Kernel) -> None:
+    code = f"await api.connect('big', {json.dumps(hostile('big-error'))}); await mcp.big.call()"
+    cell = kernel.run(code)
+    kernel.run("await api.disconnect('big')")
+    assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", "big.call: " + "E" * 2000 + "… (98,000 more characters cut)")
+
+
+def test_a_tool_that_needs_tasks_says_so(kernel: Kernel) -> None:
+    if not EVERYTHING.exists():
+        pytest.skip("server-everything is not installed (run scripts/bootstrap.sh --test)")
+    cell = kernel.run(f"await api.connect('everything', {{command: {json.dumps(str(EVERYTHING))}}}); await mcp.everything.simulate_research_query({{topic: 'x'}})")
+    kernel.run("await api.disconnect('everything')")
+    assert (cell.error["ename"], cell.error["evalue"]) == (
+        "ToolError",
+        'everything.simulate-research-query: this tool runs only as an MCP task (execution.taskSupport "required"), and mcp2repl does not run task tools yet',
+    )
+
+
+# ---- no orphans ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["shutdown", "kill -9"])
+def test_no_process_survives_the_kernel(tmp_path: Path, how: str) -> None:
+    """A server that ignores SIGTERM and stdin's end, its child that ignores SIGTERM, its setsid grandchild."""
+    mark = f"orphans-{uuid.uuid4().hex[:8]}"
+    config = {"mcpServers": {"orphans": hostile("orphans", mark), "hang": hostile("hang", mark)}}
+    (tmp_path / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
+    k = Kernel(tmp_path)
+    try:
+        k.wait_for_servers()
+        assert k.value("await mcp.orphans.ok()") == "'ok'"
+        k.kc.execute("await mcp.hang.call()")  # a call in flight does not keep anything alive
+        time.sleep(0.5)
+        assert len(marked(mark)) == 4  # orphans, its child and grandchild; hang
+        started = time.monotonic()
+        if how == "shutdown":
+            k.close(graceful=True)
+        else:
+            os.kill(k.pid, signal.SIGKILL)
+        assert wait_unmarked(mark, 20) == []
+        assert time.monotonic() - started < 20
+    finally:
+        k.close()
+        for proc in marked(mark):
+            proc.kill()

@@ -1,0 +1,229 @@
+"""Our stdio transport and the guard under it: linear-time lines, exit statuses, and no process left behind.
+
+The transport is driven with the SDK's ``ClientSession`` exactly as connection.py does; the guard
+is also run bare, as ``python -S guard.py PID`` with the command in its environment variable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+from conftest import ECHO, ROOT, SERVERS
+from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
+
+from mcp_kernel.servers import guard
+from mcp_kernel.servers.stdio import StdioStatus, _Lines, stdio_transport
+
+HOSTILE = str(SERVERS / "hostile_server.py")
+PY = sys.executable
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def marked(mark: str) -> list[psutil.Process]:
+    """Live processes whose command line holds ``mark``."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if mark in " ".join(proc.info["cmdline"] or []) and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def wait_unmarked(mark: str, seconds: float = 15.0) -> list[psutil.Process]:
+    """Wait until no process carries ``mark``; the survivors, if any."""
+    deadline = time.monotonic() + seconds
+    while (left := marked(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+# ---- the line splitter -------------------------------------------------------------------------
+
+
+def test_lines_are_split_wherever_chunks_end() -> None:
+    payload = b'{"a":1}\n\n{"b":"x\\ny"}\r\nlast-without-newline'
+    for cut in range(len(payload) + 1):
+        for step in (1, 3, len(payload)):
+            lines = _Lines(1 << 20)
+            got: list[bytes] = []
+            chunks = [payload[:cut]] + [payload[i : i + step] for i in range(cut, len(payload), step)]
+            for chunk in chunks:
+                got += [bytes(line) for line in lines.feed(chunk)]
+            assert got == [b'{"a":1}', b"", b'{"b":"x\\ny"}\r'], (cut, step)
+            assert bytes(lines.partial) == b"last-without-newline"
+
+
+def test_a_line_over_the_limit_overflows() -> None:
+    lines = _Lines(100)
+    assert lines.feed(b"x" * 60) == []
+    with pytest.raises(OverflowError):
+        lines.feed(b"x" * 60)
+
+
+def test_lines_cost_linear_time() -> None:
+    """8x the bytes of one message costs ~8x the CPU, not ~64x as with ``(buffer + chunk).split``."""
+
+    def cost(size: int) -> float:
+        chunk = b"x" * 65536
+        best = float("inf")
+        for _ in range(3):
+            lines = _Lines(1 << 30)
+            started = time.process_time()
+            for _ in range(size // len(chunk)):
+                lines.feed(chunk)
+            (line,) = lines.feed(b"\n")
+            best = min(best, time.process_time() - started)
+            assert len(line) == size
+        return max(best, 1e-4)
+
+    small, large = cost(2 << 20), cost(16 << 20)
+    assert large / small < 30, (small, large)
+
+
+# ---- the transport with a real server ----------------------------------------------------------
+
+
+def test_calls_junk_and_a_30_mb_result(tmp_path: Path) -> None:
+    async def main() -> tuple[str, int, StdioStatus]:
+        status = StdioStatus()
+        log = tmp_path / "junk.log"
+        async with stdio_transport(PY, [HOSTILE, "junk"], log_path=log, status=status) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            text = (await s.call_tool("call", {})).content[0].text
+        async with stdio_transport(PY, [HOSTILE, "huge", "--mb", "30"]) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            size = len((await s.call_tool("call", {})).content[0].text)
+        return text, size, status
+
+    text, size, status = asyncio.run(main())
+    assert (text, size) == ("after junk", 30 * 1024 * 1024)
+    assert (status.junk_lines, status.last_junk, status.returncode) == (3, "junk line 2: debug output on stdout", 0)
+    assert status.stdout_text() == 'it wrote 3 lines to stdout that are not MCP messages, the last: "junk line 2: debug output on stdout"'
+    logged = [line for line in (tmp_path / "junk.log").read_text().splitlines() if line.startswith("[mcp2repl]")]
+    assert logged == [f"[mcp2repl] not an MCP message on stdout: junk line {n}: debug output on stdout" for n in range(3)]
+
+
+def test_exit_status_and_the_stderr_of_this_run(tmp_path: Path) -> None:
+    log = tmp_path / "crash.log"
+    log.write_text("an older run\nwrote these\nlines\n")
+
+    async def main() -> tuple[StdioStatus, StdioStatus]:
+        crashed = StdioStatus()
+        async with stdio_transport(PY, [HOSTILE, "crash"], log_path=log, status=crashed) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            with pytest.raises(MCPError, match="Connection closed"):
+                await s.call_tool("call", {}, read_timeout_seconds=30)
+        killed = StdioStatus()
+        async with stdio_transport(PY, [ECHO], status=killed) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            (echo,) = [p for p in psutil.Process(os.getpid()).children(recursive=True) if ECHO in p.cmdline()]
+            echo.send_signal(signal.SIGKILL)
+            with pytest.raises(MCPError, match="Connection closed"):
+                await s.call_tool("sleep", {"ms": 20_000}, read_timeout_seconds=30)
+        return crashed, killed
+
+    crashed, killed = asyncio.run(main())
+    assert crashed.exit_text() == "exited with status 3"
+    assert crashed.stderr_tail() == ["hostile_server: crashing in the middle of a call"]
+    assert killed.exit_text() == "was killed by SIGKILL"
+
+
+def test_closing_leaves_no_process_of_a_server_that_ignores_everything() -> None:
+    """SIGTERM and stdin's end ignored, a child that ignores SIGTERM, a setsid grandchild: all gone at close."""
+    mark = f"stdio-close-{uuid.uuid4().hex[:8]}"
+
+    async def main() -> float:
+        async with stdio_transport(PY, [HOSTILE, "orphans", "--mark", mark]) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            assert (await s.call_tool("ok", {})).content[0].text == "ok"
+            assert len(marked(mark)) == 3  # the server, its child and the setsid grandchild
+            started = time.monotonic()
+        return time.monotonic() - started
+
+    closing = asyncio.run(main())
+    assert wait_unmarked(mark, 1.0) == []  # already gone when the context is left
+    assert closing < 10
+
+
+OWNER = """
+import asyncio, sys, time
+sys.path.insert(0, {root!r})
+from mcp import ClientSession
+from mcp_kernel.servers.stdio import stdio_transport
+
+async def main():
+    async with stdio_transport({py!r}, [{hostile!r}, "orphans", "--mark", {mark!r}]) as (r, w), ClientSession(r, w) as s:
+        await s.initialize()
+        print("ready", flush=True)
+        await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+def test_kill_9_of_the_owner_takes_the_whole_tree_down() -> None:
+    mark = f"stdio-kill9-{uuid.uuid4().hex[:8]}"
+    code = OWNER.format(root=str(ROOT), py=PY, hostile=HOSTILE, mark=mark)
+    owner = subprocess.Popen([PY, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert owner.stdout is not None and owner.stdout.readline() == b"ready\n"
+        assert len([p for p in marked(mark) if p.pid != owner.pid]) == 3  # the command line of the owner has the mark too
+        owner.kill()
+        owner.wait()
+        assert wait_unmarked(mark) == []
+    finally:
+        owner.kill()
+        for proc in marked(mark):
+            proc.kill()
+
+
+# ---- the guard alone ---------------------------------------------------------------------------
+
+
+def run_guard(command: list[str], parent: int | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, guard.ARGV_VAR: json.dumps(command)}
+    return subprocess.run(
+        [PY, "-S", guard.__file__, str(parent if parent is not None else os.getpid())], env=env, capture_output=True, text=True, timeout=30
+    )
+
+
+def test_guard_exits_like_its_server() -> None:
+    assert run_guard([PY, "-c", "raise SystemExit(7)"]).returncode == 7
+    assert run_guard([PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGUSR1)"]).returncode == -signal.SIGUSR1
+    missing = run_guard(["/nonexistent/mcp2repl-guard-test"])
+    assert (missing.returncode, missing.stderr) == (127, "cannot start '/nonexistent/mcp2repl-guard-test': No such file or directory\n")
+
+
+def test_guard_passes_stdio_through_and_hides_its_own_variable() -> None:
+    code = "import os, sys; print(sys.stdin.read().upper(), os.environ.get('MCP2REPL_GUARD_ARGV'), sys.argv[1:])"
+    env = {**os.environ, guard.ARGV_VAR: json.dumps([PY, "-c", code, "a b"])}
+    done = subprocess.run([PY, "-S", guard.__file__, str(os.getpid())], input="hello", env=env, capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout) == (0, "HELLO None ['a b']\n")
+
+
+def test_guard_refuses_a_bad_command_line() -> None:
+    done = subprocess.run([PY, "-S", guard.__file__, "--", "x"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr == textwrap.dedent("""\
+        usage: MCP2REPL_GUARD_ARGV='["COMMAND", ...]' python -S guard.py PARENT_PID
+    """)
+
+
+def test_guard_of_a_dead_parent_does_not_start_the_server() -> None:
+    done = run_guard([PY, "-c", "print('started')"], parent=1)
+    assert (done.returncode, done.stdout) == (1, "")
