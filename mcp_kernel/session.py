@@ -309,7 +309,7 @@ class Session:
             count = self._log_lines.pop(key)
             if count > LOG_LINES_SHOWN:
                 server = key[1]
-                out.stream("stderr", f"[mcp2repl] … {count - LOG_LINES_SHOWN} more log lines from {server}: await api.serverLog({server!r})\n")
+                out.stream("stderr", f"[mcp2repl] … {count - LOG_LINES_SHOWN:,} more log lines from {server}: await api.serverLog({server!r})\n")
 
     async def _save_console(self, cell: str, out: Output) -> None:
         """A cell whose console output passed its budget: the whole log becomes an artifact."""

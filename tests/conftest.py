@@ -394,10 +394,14 @@ class KernelProcess:
 
     def server_processes(self) -> dict[str, Any]:
         """The kernel's child processes (psutil), keyed by their command line; not its crash watcher (see rundir)."""
+        return {" ".join(p.cmdline()): p for p in self.server_process_list()}
+
+    def server_process_list(self) -> list[Any]:
+        """Every child process but the crash watcher, guards with equal command lines included."""
         import psutil
 
-        children = {" ".join(p.cmdline()): p for p in psutil.Process(self.pid).children(recursive=True)}
-        return {cmd: p for cmd, p in children.items() if "mcp_kernel/rundir.py" not in cmd}
+        children = psutil.Process(self.pid).children(recursive=True)
+        return [p for p in children if "mcp_kernel/rundir.py" not in " ".join(p.cmdline())]
 
     def server_process(self, *needles: str) -> Any:
         found = [p for cmd, p in self.server_processes().items() if all(n in cmd for n in needles)]

@@ -27,8 +27,6 @@ import_jsonschema()  # this module loads off the kernel's start-up path; pay for
 
 #: Requests a cell may send to a server besides tool calls (resources and prompts).
 REQUESTS = frozenset({"list_resources", "read_resource", "list_prompts", "get_prompt", "list_resource_templates"})
-#: Log messages of one server shown to the user per second; the rest only go to its log file.
-SHOWN_LOGS_PER_SECOND = 20
 
 
 @dataclass
@@ -63,7 +61,7 @@ class ServerManager:
         self.log_dir = Path(tempfile.mkdtemp(prefix="mcp2repl-logs-"))
         #: TypeScript shapes of results seen per (server, tool), for docs and describeTool
         self.observed = ObservedShapes()
-        self._log_gates: dict[str, _LogGate] = {}
+        self._log_files: dict[str, _LogFile] = {}
 
     # ---- life cycle ---------------------------------------------------------------------------
 
@@ -114,8 +112,8 @@ class ServerManager:
 
     async def close(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
-        for gate in self._log_gates.values():
-            gate.close()
+        for logfile in self._log_files.values():
+            logfile.close()
         shutil.rmtree(self.log_dir, ignore_errors=True)
 
     # ---- catalog ------------------------------------------------------------------------------
@@ -194,67 +192,38 @@ class ServerManager:
     async def disconnect(self, conn: ServerConnection) -> None:
         await conn.close()
         self.connections.pop(conn.name, None)
-        gate = self._log_gates.pop(conn.name, None)
-        if gate is not None:
-            gate.close()
+        logfile = self._log_files.pop(conn.name, None)
+        if logfile is not None:
+            logfile.close()
         self._publish()
 
     def _server_log(self, conn: ServerConnection, level: str, text: str) -> None:
-        """A log notification: always into the server's log file, to the user at most 20 a second.
-
-        A server that sends thousands during one call would otherwise bury the cell's output
-        (and the frontend) under one message each; the count of the rest is shown instead.
-        """
-        gate = self._log_gates.get(conn.name)
-        if gate is None or gate.path != conn.log_path:
-            if gate is not None:
-                gate.close()
-            gate = self._log_gates[conn.name] = _LogGate(conn.name, conn.log_path, self.events.notice)
-        if gate.admit(f"[{level}] {text}\n"):
-            self.events.log_message(conn.name, level, text)
+        """A log notification: always into the server's log file (api.serverLog reads it), then on
+        to whoever shows it; a flood is bounded there, per cell, not here."""
+        logfile = self._log_files.get(conn.name)
+        if logfile is None or logfile.path != conn.log_path:
+            if logfile is not None:
+                logfile.close()
+            logfile = self._log_files[conn.name] = _LogFile(conn.log_path)
+        logfile.write(f"[{level}] {text}\n")
+        self.events.log_message(conn.name, level, text)
 
 
-class _LogGate:
-    """One server's log file, kept open, and the budget of its log lines shown to the user."""
+class _LogFile:
+    """One server's log file, kept open: a flood of notifications must not reopen it per line."""
 
-    def __init__(self, name: str, path: Path, notice: Callable[[str], None]) -> None:
-        self.name, self.path, self.notice = name, path, notice
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self.file: Any = None
-        self.window_end = 0.0
-        self.shown = 0
-        self.hidden = 0
-        self.flush: asyncio.TimerHandle | None = None
 
-    def admit(self, line: str) -> bool:
-        """Write ``line`` to the file; may the user see it too?"""
+    def write(self, line: str) -> None:
         with contextlib.suppress(OSError):
             if self.file is None:
                 self.file = open(self.path, "a", encoding="utf-8", errors="replace")
             self.file.write(line)
             self.file.flush()
-        loop = asyncio.get_running_loop()
-        if loop.time() >= self.window_end:
-            self.report()
-            self.window_end, self.shown = loop.time() + 1.0, 0
-        if self.shown < SHOWN_LOGS_PER_SECOND:
-            self.shown += 1
-            return True
-        self.hidden += 1
-        if self.flush is None:
-            self.flush = loop.call_at(self.window_end, self.report)
-        return False
-
-    def report(self) -> None:
-        if self.flush is not None:
-            self.flush.cancel()
-            self.flush = None
-        if self.hidden:
-            count, self.hidden = self.hidden, 0
-            plural = "message" if count == 1 else "messages"
-            self.notice(f'[mcp2repl] {count:,} more log {plural} from MCP server "{self.name}" not shown (api.serverLog("{self.name}") has them)\n')
 
     def close(self) -> None:
-        self.report()
         if self.file is not None:
             with contextlib.suppress(OSError):
                 self.file.close()

@@ -76,7 +76,8 @@ def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
     servers["wrongid"] = hostile("wrong-id")
     servers["logs"] = hostile("flood")  # flood's twin, left alone by the interrupt tests
     servers["echo"] = {"command": PY, "args": [ECHO]}
-    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    config = {"mcpServers": servers, "allow_connect": "any"}  # some tests connect hostile servers from cells
+    (folder / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
     k = Kernel(folder, {"MCP2REPL_CALL_TIMEOUT": "3"})
     try:
         k.wait_for_servers()
@@ -98,13 +99,13 @@ def test_interrupt_during_a_fault(kernel: Kernel, server: str) -> None:
     fired = interrupt_after(0.5, kernel.km.interrupt_kernel)
     cell = kernel.run(f"await mcp.{server}.call({{}}, {{timeout: 60}})")
     assert (cell.error["ename"], cell.error["evalue"]) == ("InterruptError", "Execution interrupted")
-    assert time.monotonic() - fired["at"] < 3
+    assert time.monotonic() - fired["at"] < 15  # generous: CI is a busy 2-core machine
     still_usable(kernel, server)
 
 
 def test_the_default_timeout_names_server_tool_limit_and_how_to_raise_it(kernel: Kernel) -> None:
     cell = kernel.run("await mcp.hang.call()")
-    assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", f"hang.call: no answer within 3 s ({DEFAULT_HINT})")
+    assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", f"no answer within 3 s ({DEFAULT_HINT})")
     assert cell.seconds < 20
     assert kernel.json("let e; try { await mcp.hang.call({}, {timeout: 0.3}) } catch (err) { e = err }; [e.server, e.tool, e.code]") == [
         "hang",
@@ -124,7 +125,7 @@ def test_the_default_timeout_names_server_tool_limit_and_how_to_raise_it(kernel:
 def test_garbage_and_wrong_ids_end_with_a_timeout_that_says_what_happened(kernel: Kernel, server: str, meanwhile: str) -> None:
     cell = kernel.run(f"await mcp.{server}.call({{}}, {{timeout: 1}})")
     assert cell.error["ename"] == "ToolError"
-    expected = re.escape(f"{server}.call: no answer within 1 s (set by this call's {{timeout: 1}}; meanwhile ") + meanwhile + r"\)"
+    expected = re.escape(f"no answer within 1 s (set by this call's {{timeout: 1}}; meanwhile ") + meanwhile + r"\)"
     assert re.fullmatch(expected, cell.error["evalue"]), cell.error["evalue"]
     still_usable(kernel, server)
 
@@ -143,11 +144,7 @@ def test_a_flood_of_log_messages_is_summarised(kernel: Kernel) -> None:
     cell = kernel.run("const flooded = await mcp.logs.call(); await sleep(1200); flooded", timeout=120)
     assert cell.text == "'flooded'"
     lines = cell.stderr.splitlines()
-    shown = [line for line in lines if line.startswith("[logs] info: flood ")]
-    summaries = [line for line in lines if line.startswith("[mcp2repl] ") and '"logs"' in line]  # "flood" may still be sending
-    assert len(shown) + sum(int(line.split()[1].replace(",", "")) for line in summaries) == 20_000
-    assert len(lines) < 200
-    assert all(re.fullmatch(r'\[mcp2repl\] [\d,]+ more log messages from MCP server "logs" not shown \(api.serverLog\("logs"\) has them\)', s) for s in summaries)
+    assert lines == [f"[logs] info: flood {n}" for n in range(20)] + ["[mcp2repl] … 19,980 more log lines from logs: await api.serverLog('logs')"]
     assert kernel.json("[await api.serverLog('logs', {lines: 1})]") == ["[info] flood 19999"]
     still_usable(kernel, "logs")
 
@@ -165,7 +162,7 @@ def test_a_huge_error_message_is_cut(kernel: Kernel) -> None:
     code = f"await api.connect('big', {json.dumps(hostile('big-error'))}); await mcp.big.call()"
     cell = kernel.run(code)
     kernel.run("await api.disconnect('big')")
-    assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", "big.call: " + "E" * 2000 + "… (98,000 more characters cut)")
+    assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", "E" * 2000 + "… (98,000 more characters cut)")
 
 
 def test_a_tool_that_needs_tasks_says_so(kernel: Kernel) -> None:
@@ -175,7 +172,7 @@ def test_a_tool_that_needs_tasks_says_so(kernel: Kernel) -> None:
     kernel.run("await api.disconnect('everything')")
     assert (cell.error["ename"], cell.error["evalue"]) == (
         "ToolError",
-        'everything.simulate-research-query: this tool runs only as an MCP task (execution.taskSupport "required"), and mcp2repl does not run task tools yet',
+        'this tool runs only as an MCP task (execution.taskSupport "required"), and mcp2repl does not run task tools yet',
     )
 
 

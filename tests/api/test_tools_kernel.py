@@ -536,7 +536,7 @@ def test_per_call_timeout(main: Main) -> None:
     cell = main.kernel.run("await mcp.hangy.hang({}, {timeout: 0.5})")
     assert (cell.error["ename"], cell.error["evalue"]) == (
         "ToolError",
-        "hangy.hang: no answer within 0.5 s (set by this call's {timeout: 0.5})",
+        "no answer within 0.5 s (set by this call's {timeout: 0.5})",
     )
     assert cell.seconds < 15  # the call hangs forever otherwise
     code = "let late;\ntry { await mcp.hangy.hang({}, {timeout: 0.2}) } catch (e) { late = e }\n[late.name, late.server, late.tool]"
@@ -892,7 +892,7 @@ def test_vscode_servers_format_and_no_server_survives_shutdown(tmp_path: Path) -
         # a call in flight while the kernel shuts down must not keep anything alive
         kernel.kc.execute("await mcp.hangy.hang()")
         time.sleep(0.3)
-        pids = [p.pid for p in psutil.Process(kernel.pid).children(recursive=True)]
+        pids = [p.pid for p in kernel.server_process_list()]
         by_mark = [p.pid for p in psutil.process_iter(["cmdline"]) if mark in " ".join(p.info["cmdline"] or [])]
         assert (len(pids), len(by_mark)) == (4, 2)  # each server under its guard (servers/guard.py)
         assert set(by_mark) <= set(pids)
@@ -965,7 +965,7 @@ presets:
         assert (echo.environ()["ECHO_SECRET"], echo.environ()["ECHO_USER"]) == ("from-file", "ada")
         assert not any("hanging_server.py" in cmd for cmd in kernel.server_processes())
         # a kernel that is killed (not shut down) still takes its servers with it
-        pids = [p.pid for p in psutil.Process(kernel.pid).children(recursive=True)]
+        pids = [p.pid for p in kernel.server_process_list()]
         assert len(pids) == 4  # two servers, each under its guard (servers/guard.py)
         kernel.close(graceful=False)
         assert wait_gone(pids) == []
@@ -1003,7 +1003,7 @@ def test_explicit_config_path_wins_over_the_working_directory(tmp_path: Path) ->
         proc = kernel.server_process("echo_server.py")
         assert proc.cmdline() == [PY, ECHO, "--host", mark]
         assert proc.environ()["ECHO_USER"] == "from-explicit"
-        assert len(psutil.Process(kernel.pid).children(recursive=True)) == 2  # the server and its guard
+        assert len(kernel.server_process_list()) == 2  # the server and its guard
     finally:
         kernel.close()
 

@@ -199,12 +199,8 @@ def test_a_flood_of_log_notifications_during_a_call() -> None:
         started = time.monotonic()
         assert (await conn.call_tool("call", {})).content[0].text == "flooded"
         seconds = time.monotonic() - started
-        await asyncio.sleep(1.1)  # the last window's count is reported when it ends
-        shown = len(r.logs)
-        hidden = sum(int(re.search(r"\] ([\d,]+) more", n).group(1).replace(",", "")) for n in r.notices if "more log messages" in n)  # type: ignore[union-attr]
-        assert shown + hidden == 20_000
-        assert shown <= 20 * (seconds + 2)
-        assert r.notices[-1] == f'[mcp2repl] {r.notices[-1].split()[1]} more log messages from MCP server "h" not shown (api.serverLog("h") has them)\n'
+        assert len(r.logs) == 20_000  # all passed on: the session bounds what a cell shows
+        assert r.notices == []
         assert conn.log_tail(1) == "[info] flood 19999"
         await r.echo_works()
         return seconds
