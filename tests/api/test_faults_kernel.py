@@ -125,7 +125,7 @@ def test_the_default_timeout_names_server_tool_limit_and_how_to_raise_it(kernel:
 def test_garbage_and_wrong_ids_end_with_a_timeout_that_says_what_happened(kernel: Kernel, server: str, meanwhile: str) -> None:
     cell = kernel.run(f"await mcp.{server}.call({{}}, {{timeout: 1}})")
     assert cell.error["ename"] == "ToolError"
-    expected = re.escape(f"no answer within 1 s (set by this call's {{timeout: 1}}; meanwhile ") + meanwhile + r"\)"
+    expected = re.escape("no answer within 1 s (set by this call's {timeout: 1}; meanwhile ") + meanwhile + r"\)"
     assert re.fullmatch(expected, cell.error["evalue"]), cell.error["evalue"]
     still_usable(kernel, server)
 
