@@ -21,6 +21,9 @@ SHOW_AFTER = 0.4
 UPDATES_PER_SECOND = 5
 #: Tools named in the in-flight line (grouped: ``everything.echo ×158``).
 MAX_NAMES = 4
+#: Calls of one cell recorded one by one; later ones are counted per tool (one row with ``count``),
+#: so a loop of 100,000 calls keeps a reply's metadata and ``api.calls()`` small.
+KEPT_CALLS = 1000
 
 
 @dataclass
@@ -53,21 +56,31 @@ Publish = Callable[[dict[str, Any], bool], None]  # (bundle, update?)
 
 @dataclass
 class CellTrace:
-    """Calls of one cell, and the display that shows them (publish is None: record only)."""
+    """Calls of one cell, and the display that shows them (publish is None: record only).
+
+    Every call updates running totals, so the cost per call stays constant however many calls
+    the cell has made (a tool call is the kernel's hot path).
+    """
 
     publish: Publish | None
     mode: str = "display"  # display | stderr | off
     stderr: Callable[[str], None] | None = None
     started: float = field(default_factory=time.monotonic)
-    calls: list[Call] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)  # the first KEPT_CALLS calls
     shown: bool = False
     _last: float = 0.0
     _next_id: int = 0
+    _flying: dict[int, Call] = field(default_factory=dict)
+    _failed: int = 0
+    _received: int = 0
+    _folded: dict[tuple[str, str, bool], dict[str, Any]] = field(default_factory=dict)
 
     def begin(self, server: str, tool: str, bytes_out: int) -> Call:
         self._next_id += 1
         call = Call(self._next_id, server, tool, time.monotonic(), bytes_out=bytes_out)
-        self.calls.append(call)
+        if len(self.calls) < KEPT_CALLS:
+            self.calls.append(call)
+        self._flying[call.id] = call
         self._refresh()
         return call
 
@@ -81,6 +94,15 @@ class CellTrace:
     def end(self, call: Call, ok: bool, bytes_in: int = 0, error: str | None = None) -> None:
         call.ms = round((time.monotonic() - call.started) * 1000, 1)
         call.ok, call.bytes_in, call.error = ok, bytes_in, error
+        self._flying.pop(call.id, None)
+        self._failed += not ok
+        self._received += bytes_in
+        if call.id > KEPT_CALLS:
+            row = self._folded.setdefault((call.server, call.tool, ok), {**call.record(), "ms": 0.0, "bytesIn": 0, "bytesOut": 0, "count": 0})
+            row["count"] += 1
+            row["ms"] = round(row["ms"] + call.ms, 1)
+            row["bytesIn"] += bytes_in
+            row["bytesOut"] += call.bytes_out
         self._refresh()
 
     def finish(self) -> None:
@@ -89,11 +111,12 @@ class CellTrace:
             self.publish(self._bundle(final=True), True)
 
     def records(self) -> list[dict[str, Any]]:
-        return [c.record() for c in self.calls]
+        """One record per call, then (past KEPT_CALLS) one per tool and outcome with ``count`` and summed ms and bytes."""
+        return [c.record() for c in self.calls] + [dict(row) for row in self._folded.values()]
 
     def received(self) -> int:
         """Bytes of tool results this cell has received so far."""
-        return sum(c.bytes_in for c in self.calls)
+        return self._received
 
     # ---- rendering ----------------------------------------------------------------------------
 
@@ -102,7 +125,7 @@ class CellTrace:
             return
         now = time.monotonic()
         if not self.shown:
-            if now - self.started < SHOW_AFTER or not any(c.ok is None for c in self.calls):
+            if now - self.started < SHOW_AFTER or not self._flying:
                 return
             self.shown = True
             self._last = now
@@ -117,23 +140,20 @@ class CellTrace:
         self._refresh()
 
     def summary(self) -> str:
-        done = [c for c in self.calls if c.ok is not None]
-        failed = sum(1 for c in done if not c.ok)
-        received = sum(c.bytes_in for c in done)
         elapsed = time.monotonic() - self.started
-        text = f"{len(self.calls)} tool call{'s' if len(self.calls) != 1 else ''}"
-        if failed:
-            text += f", {failed} failed"
-        return f"{text}, {elapsed:.1f} s, {_size(received)} received"
+        text = f"{self._next_id:,} tool call{'s' if self._next_id != 1 else ''}"
+        if self._failed:
+            text += f", {self._failed:,} failed"
+        return f"{text}, {elapsed:.1f} s, {_size(self._received)} received"
 
     def _bundle(self, final: bool) -> dict[str, Any]:
         if final:
-            line = "✓ " + self.summary() if not any(c.ok is False for c in self.calls) else "✗ " + self.summary()
+            line = ("✗ " if self._failed else "✓ ") + self.summary()
             return {
                 "text/plain": line,
                 "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace;opacity:.75">{html.escape(line)}</div>',
             }
-        flying = [c for c in self.calls if c.ok is None]
+        flying = list(self._flying.values())
         counts = Counter(f"{c.server}.{c.tool}" for c in flying)
         shown = [f"{name} ×{n}" if n > 1 else name for name, n in counts.most_common(MAX_NAMES)]
         names = ", ".join(shown) + (f" +{len(counts) - MAX_NAMES} more tools" if len(counts) > MAX_NAMES else "")

@@ -105,7 +105,10 @@ class Bridge:
         v8 = self.v8
         if v8 is None or v8.closed:
             return
-        text = await v8.eval("__mcp2repl.drain()")
+        self.handle(await v8.drain())
+
+    def handle(self, text: Any) -> None:
+        """Act on one drained batch (JSON text; empty or None: nothing was posted)."""
         if not text:
             return
         try:
@@ -236,8 +239,7 @@ class Bridge:
             while self._queue and self._queue[0][0] == cell:
                 items.append(self._queue.popleft()[1])
             try:
-                await self.v8.receive(f'{{"cell":{json.dumps(cell)},"items":[{",".join(items)}]}}')
-                await self.drain()
+                await self.v8.receive_then_drain(f'{{"cell":{json.dumps(cell)},"items":[{",".join(items)}]}}', self.handle)
             except Exception:
                 log.exception("engine pump failed")
 

@@ -196,8 +196,8 @@ class Engine:
     async def _start_cell(self, code: str, execution: _Execution, smap: SourceMap) -> None:
         for attempt in (1, 2):
             try:
-                await self._live().eval(code, raw=True)
-                break
+                await self._live().eval_then_drain(code, self.bridge.handle, raw=True)
+                return
             except JSTerminated:
                 v8 = self._live()
                 if v8.memory_limit_reached():  # this cell hit the heap limit

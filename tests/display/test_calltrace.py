@@ -25,6 +25,27 @@ def test_records_and_summary() -> None:
     assert trace.summary().startswith("2 tool calls, 1 failed, ") and trace.summary().endswith(" s, 2.0 KB received")
 
 
+def test_a_long_loop_keeps_the_first_calls_and_counts_the_rest_per_tool() -> None:
+    """Regression: every call summed all earlier ones (a 1,000-call loop did 500,500 additions) and the
+    reply's metadata listed every call of the cell, without bound."""
+    trace = CellTrace(publish=None)
+    for i in range(calltrace.KEPT_CALLS + 1500):
+        call = trace.begin("demo", "get" if i % 2 else "search", bytes_out=10)
+        trace.end(call, i % 3 != 0, bytes_in=100)
+    records = trace.records()
+    assert len(records) == calltrace.KEPT_CALLS + 4
+    assert "count" not in records[0]
+    folded = {(r["server"], r["tool"], r["ok"]): (r["count"], r["bytesIn"], r["bytesOut"]) for r in records[calltrace.KEPT_CALLS :]}
+    assert folded == {
+        ("demo", "search", False): (250, 25_000, 2_500),
+        ("demo", "get", True): (500, 50_000, 5_000),
+        ("demo", "search", True): (500, 50_000, 5_000),
+        ("demo", "get", False): (250, 25_000, 2_500),
+    }
+    assert trace.received() == 2500 * 100
+    assert trace.summary().startswith("2,500 tool calls, 834 failed, ")
+
+
 def test_fast_cells_show_nothing_and_slow_ones_collapse_into_a_summary(monkeypatch: object) -> None:
     published: list[tuple[dict, bool]] = []
     trace = CellTrace(publish=lambda bundle, update: published.append((bundle, update)))
