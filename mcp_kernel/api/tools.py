@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..display.calltrace import CellTrace
-from ..engine import BridgeError, CallContext, Engine, JsonText
+from ..engine import BridgeError, CallContext, Engine, JsonPieces, JsonText
 from ..servers.catalog import ToolLookupError
 from ..servers.config import problems_note
 from ..servers.spec import ServerSpec, parse_spec
@@ -187,6 +187,8 @@ class ToolsApi:
         # structuredContent and its text copy are the same data: send it once unless asked for all
         lean = result.structured_content is not None and not params.get("raw") and not result.is_error
         body = result.model_dump_json(by_alias=True, exclude_none=True, exclude={"content"} if lean else None)
+        is_error = bool(result.is_error)
+        del result  # the text is in ``body`` now; a 50 MB result must not be held twice
         received = (trace.received() if trace else 0) + len(body)
         if received > self.limits.transfer_budget:
             if trace and record:
@@ -203,10 +205,10 @@ class ToolsApi:
                 context=entry.qualified,
             )
         if trace and record:
-            trace.end(record, not result.is_error, bytes_in=len(body), error=None if not result.is_error else "tool_error")
-        observe = not result.is_error and manager.observed.want((entry.server, entry.name))
+            trace.end(record, not is_error, bytes_in=len(body), error=None if not is_error else "tool_error")
+        observe = not is_error and manager.observed.want((entry.server, entry.name))
         head = json.dumps({"server": entry.server, "tool": entry.name, "observe": observe}, ensure_ascii=False)
-        return JsonText(f'{head[:-1]},"result":{body}}}')
+        return JsonPieces((f'{head[:-1]},"result":', body, "}"))
 
     async def _confirm(self, entry: Any, spec: ServerSpec, args: dict[str, Any], cell: str) -> None:
         """The approval gate: ask before a tool annotated destructiveHint runs, if the config says so."""

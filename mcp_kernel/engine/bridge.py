@@ -46,6 +46,14 @@ class JsonText(str):
     """A handler result that is already JSON text: sent to JS as is, not encoded again."""
 
 
+class JsonPieces(tuple[str, ...]):
+    """A handler result that is JSON text in pieces (a 50 MB tool result between a small head and tail).
+
+    The pieces are joined once, into the batch handed to V8: wrapping a big text at every layer
+    would copy it each time, and a copy of a 50 MB result is 50 MB more of the kernel's peak memory.
+    """
+
+
 class BridgeError(Exception):
     """Raised by a handler to reject the JS promise with an Error of the given name."""
 
@@ -90,7 +98,7 @@ class Bridge:
         self.v8: V8 | None = None
         self._timers: dict[int, asyncio.TimerHandle] = {}
         self._requests: dict[int, asyncio.Task[None]] = {}
-        self._queue: deque[tuple[str, str]] = deque()
+        self._queue: deque[tuple[str, str | tuple[str, ...]]] = deque()
         self._pump: asyncio.Task[None] | None = None
 
     def attach(self, v8: V8 | None) -> None:
@@ -177,12 +185,16 @@ class Bridge:
             if handler is None:
                 raise BridgeError("TypeError", f"no Python handler named {name!r}")
             result = await handler(msg["args"], CallContext(cell=cell))
+            item: str | tuple[str, ...]
             if result is None:
                 item = f"[\"settle\",{request_id},true]"
             elif isinstance(result, JsonText):
                 item = f"[\"settle\",{request_id},true,{result}]"
+            elif isinstance(result, JsonPieces):
+                item = (f"[\"settle\",{request_id},true,", *result, "]")
             else:
                 item = _item("settle", request_id, True, result)
+            del result  # the item holds the text now: one copy of a big result, not two
         except asyncio.CancelledError:
             return
         except BridgeError as exc:
@@ -221,7 +233,7 @@ class Bridge:
 
     # ---- the inbound pump ---------------------------------------------------------------------
 
-    def enqueue(self, cell: str, item: str) -> None:
+    def enqueue(self, cell: str, item: str | tuple[str, ...]) -> None:
         """Queue an inbound item (JSON text); one pump batches whatever is queued for the same cell."""
         self._queue.append((cell, item))
         if self._pump is None or self._pump.done():
@@ -235,11 +247,20 @@ class Bridge:
     async def _run_pump(self) -> None:
         while self._queue and self.v8 is not None and not self.v8.closed:
             cell = self._queue[0][0]
-            items: list[str] = []
+            pieces = [f'{{"cell":{json.dumps(cell)},"items":[']
             while self._queue and self._queue[0][0] == cell:
-                items.append(self._queue.popleft()[1])
+                item = self._queue.popleft()[1]
+                if len(pieces) > 1:
+                    pieces.append(",")
+                if isinstance(item, str):
+                    pieces.append(item)
+                else:
+                    pieces.extend(item)
+            pieces.append("]}")
+            batch = "".join(pieces)
+            del pieces, item  # only the batch holds a big result while V8 reads it
             try:
-                await self.v8.receive_then_drain(f'{{"cell":{json.dumps(cell)},"items":[{",".join(items)}]}}', self.handle)
+                await self.v8.receive_then_drain(batch, self.handle)
             except Exception:
                 log.exception("engine pump failed")
 
