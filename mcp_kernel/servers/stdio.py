@@ -37,8 +37,9 @@ from . import guard
 from .limits import shorten
 
 GUARD = str(Path(guard.__file__))
-#: Seconds a server gets to exit by itself once its stdin is closed, before the guard's SIGTERM.
-EOF_GRACE = 0.5
+#: Seconds a server gets to exit by itself once its stdin is closed, before the guard's SIGTERM (the
+#: SDK's own stdio client waits as long: a server may be saving state, on a busy machine too).
+EOF_GRACE = 2.0
 #: Bytes asked for per read of stdout.
 CHUNK = 1 << 20
 #: Junk lines written to the server's log in full; later ones are only counted.
