@@ -187,7 +187,7 @@ class Session:
                 catalog_changed=lambda snapshot: self.engine.set_data("catalog", {**snapshot, "problems": self.config.problems if self.config else []}),
                 log_message=self._server_log,
             )
-            manager = module.ServerManager(events)
+            manager = module.ServerManager(events, log_dir=rundir.current().server_logs())
             self.servers.loaded = manager
             if self.config is not None:
                 manager.load(source, specs)

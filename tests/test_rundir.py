@@ -123,7 +123,8 @@ def test_a_shutdown_closes_the_servers_and_leaves_no_run_folder(tmp_path: Path) 
     state = tmp_path / "state"
     kernel = KernelProcess(cwd=tmp_path, env={"MCP2REPL_STATE_DIR": str(state)})
     assert kernel.value("(await mcp.echo.echo({text: 'hi'}))") == "'hi'"
-    assert len(list((state / "runs").iterdir())) == 1
+    [run] = (state / "runs").iterdir()
+    assert [p.name for p in (run / "servers-1").iterdir()] == ["echo.log"]  # not a temp folder per kernel (issue 10 #11b)
     process = kernel.km.provisioner.process  # type: ignore[union-attr]
     kernel.close(graceful=True)
     assert process.wait(10) == 0

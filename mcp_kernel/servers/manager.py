@@ -52,13 +52,15 @@ class ServerRow:
 class ServerManager:
     """Owns every ServerConnection and the catalog built from their tools."""
 
-    def __init__(self, events: ManagerEvents | None = None) -> None:
+    def __init__(self, events: ManagerEvents | None = None, log_dir: Path | None = None) -> None:
         self.events = events or ManagerEvents()
         self.source = "none"
         self.configured: set[str] = set()  # names that came from the config (the rest: api.connect)
         self.connections: dict[str, ServerConnection] = {}
         self.catalog = Catalog()
-        self.log_dir = Path(tempfile.mkdtemp(prefix="mcp2repl-logs-"))
+        # the session's run folder keeps the logs for a post-mortem; a bare manager cleans up its own
+        self._own_logs = log_dir is None
+        self.log_dir = log_dir if log_dir is not None else Path(tempfile.mkdtemp(prefix="mcp2repl-logs-"))
         #: TypeScript shapes of results seen per (server, tool), for docs and describeTool
         self.observed = ObservedShapes()
         self._log_files: dict[str, _LogFile] = {}
@@ -114,7 +116,8 @@ class ServerManager:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
         for logfile in self._log_files.values():
             logfile.close()
-        shutil.rmtree(self.log_dir, ignore_errors=True)
+        if self._own_logs:
+            shutil.rmtree(self.log_dir, ignore_errors=True)
 
     # ---- catalog ------------------------------------------------------------------------------
 
@@ -142,8 +145,9 @@ class ServerManager:
         except ToolLookupError:
             pending = [c for c in self.connections.values() if c.state == "starting"]
             server = target.get("server")
-            if server is not None and server in self.connections:
-                pending = [self.connections[server]]
+            named = self.find_server(str(server)) if server is not None else None
+            if named is not None:
+                pending = [named]
             if not pending:
                 raise
             await asyncio.gather(*(c.wait_ready() for c in pending), return_exceptions=True)
@@ -157,11 +161,7 @@ class ServerManager:
 
     def find_server(self, name: str) -> ServerConnection | None:
         """A connection by its name or its JS-safe name."""
-        conn = self.connections.get(name)
-        if conn is None:
-            by_safe = {safe: n for n, safe in self.catalog.server_safe.items()}
-            conn = self.connections.get(by_safe.get(name, ""))
-        return conn
+        return self.connections.get(self.catalog.server_named(name) or name)
 
     # ---- calls --------------------------------------------------------------------------------
 
