@@ -67,3 +67,13 @@ def test_run_succeeds_and_writes_its_table_beside_the_results(quick_run: dict) -
     for row in (*rows, "trivial TypeScript cell", "type stripping, 10-line", "type stripping, the same plain-JS cells"):
         assert row in table
     assert not (ROOT / "bench" / "results" / f"{quick_run['results']['id']}.json").exists()
+
+
+def test_the_upstream_stdio_reproduction_runs() -> None:
+    """bench/upstream/stdio_quadratic.py at tiny sizes: it must keep working against the SDK in use."""
+    script = ROOT / "bench" / "upstream" / "stdio_quadratic.py"
+    done = subprocess.run([sys.executable, str(script), "1", "2"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert [line.split(" line:")[0].strip() for line in lines] == ["1 MB", "2 MB"]
+    assert lines[1].endswith("the first size's time for 2x the bytes)")
