@@ -24,6 +24,7 @@ from ..engine import BridgeError, CallContext, Engine, JsonPieces, JsonText
 from ..servers.catalog import ToolLookupError
 from ..servers.config import problems_note
 from ..servers.spec import ServerSpec, parse_spec
+from .result_json import result_json
 
 if TYPE_CHECKING:
     from ..servers.connection import ServerConnection
@@ -186,17 +187,18 @@ class ToolsApi:
             raise
         # structuredContent and its text copy are the same data: send it once unless asked for all
         lean = result.structured_content is not None and not params.get("raw") and not result.is_error
-        body = result.model_dump_json(by_alias=True, exclude_none=True, exclude={"content"} if lean else None)
+        body, texts = result_json(result, lean)
         is_error = bool(result.is_error)
-        del result  # the text is in ``body`` now; a 50 MB result must not be held twice
-        received = (trace.received() if trace else 0) + len(body)
+        del result  # a 50 MB result must not be held twice
+        size = len(body) + sum(len(text) for _, text in texts)
+        received = (trace.received() if trace else 0) + size
         if received > self.limits.transfer_budget:
             if trace and record:
-                trace.end(record, False, bytes_in=len(body), error="intermediate_result_too_large")
+                trace.end(record, False, bytes_in=size, error="intermediate_result_too_large")
             mib = self.limits.transfer_budget / (1 << 20)
             raise BridgeError(
                 "ToolError",
-                f"this result ({len(body) / (1 << 20):.1f} MiB) takes the cell's tool results to "
+                f"this result ({size / (1 << 20):.1f} MiB) takes the cell's tool results to "
                 f"{received / (1 << 20):.1f} MiB, past the transfer budget of {mib:g} MiB per cell. Ask the tool for less "
                 "(paging, filters, fewer fields), or raise the budget with MCP2REPL_TRANSFER_BUDGET_MB.",
                 server=entry.server,
@@ -205,10 +207,10 @@ class ToolsApi:
                 context=entry.qualified,
             )
         if trace and record:
-            trace.end(record, not is_error, bytes_in=len(body), error=None if not is_error else "tool_error")
+            trace.end(record, not is_error, bytes_in=size, error=None if not is_error else "tool_error")
         observe = not is_error and manager.observed.want((entry.server, entry.name))
         head = json.dumps({"server": entry.server, "tool": entry.name, "observe": observe}, ensure_ascii=False)
-        return JsonPieces((f'{head[:-1]},"result":', body, "}"))
+        return JsonPieces((f'{head[:-1]},"result":', body, "}"), tuple((["result", *path], text) for path, text in texts))
 
     async def _confirm(self, entry: Any, spec: ServerSpec, args: dict[str, Any], cell: str) -> None:
         """The approval gate: ask before a tool annotated destructiveHint runs, if the config says so."""

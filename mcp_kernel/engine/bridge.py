@@ -46,12 +46,19 @@ class JsonText(str):
     """A handler result that is already JSON text: sent to JS as is, not encoded again."""
 
 
-class JsonPieces(tuple[str, ...]):
-    """A handler result that is JSON text in pieces (a 50 MB tool result between a small head and tail).
+@dataclass(frozen=True)
+class JsonPieces:
+    """A handler result that is JSON text in pieces, and big strings that travel beside it.
 
     The pieces are joined once, into the batch handed to V8: wrapping a big text at every layer
     would copy it each time, and a copy of a 50 MB result is 50 MB more of the kernel's peak memory.
+    Each of ``texts`` (a path into the value, and the string that goes there) reaches V8 as a
+    string of its own, handed over as data: never escaped into JSON by Python, never parsed out
+    of it by V8 (a 50 MB text result would otherwise exist three times over in the two heaps).
     """
+
+    pieces: tuple[str, ...]
+    texts: tuple[tuple[list[str | int], str], ...] = ()
 
 
 class BridgeError(Exception):
@@ -98,7 +105,7 @@ class Bridge:
         self.v8: V8 | None = None
         self._timers: dict[int, asyncio.TimerHandle] = {}
         self._requests: dict[int, asyncio.Task[None]] = {}
-        self._queue: deque[tuple[str, str | tuple[str, ...]]] = deque()
+        self._queue: deque[tuple[str, str | tuple[str, ...], tuple[str, ...]]] = deque()
         self._pump: asyncio.Task[None] | None = None
 
     def attach(self, v8: V8 | None) -> None:
@@ -181,17 +188,20 @@ class Bridge:
         request_id, cell, name = msg["id"], msg["cell"], msg["name"]
         v8 = self.v8
         handler = self.handlers.get(name)
+        item: str | tuple[str, ...]
+        texts: tuple[str, ...] = ()
         try:
             if handler is None:
                 raise BridgeError("TypeError", f"no Python handler named {name!r}")
             result = await handler(msg["args"], CallContext(cell=cell))
-            item: str | tuple[str, ...]
             if result is None:
                 item = f"[\"settle\",{request_id},true]"
             elif isinstance(result, JsonText):
                 item = f"[\"settle\",{request_id},true,{result}]"
             elif isinstance(result, JsonPieces):
-                item = (f"[\"settle\",{request_id},true,", *result, "]")
+                paths = json.dumps([path for path, _ in result.texts]) if result.texts else ""
+                item = (f"[\"settle\",{request_id},true,", *result.pieces, f",{paths}]" if paths else "]")
+                texts = tuple(text for _, text in result.texts)
             else:
                 item = _item("settle", request_id, True, result)
             del result  # the item holds the text now: one copy of a big result, not two
@@ -205,7 +215,7 @@ class Bridge:
         finally:
             self._requests.pop(request_id, None)
         if self.v8 is v8:
-            self.enqueue(cell, item)
+            self.enqueue(cell, item, texts)
 
     # ---- timers -------------------------------------------------------------------------------
 
@@ -233,9 +243,10 @@ class Bridge:
 
     # ---- the inbound pump ---------------------------------------------------------------------
 
-    def enqueue(self, cell: str, item: str | tuple[str, ...]) -> None:
-        """Queue an inbound item (JSON text); one pump batches whatever is queued for the same cell."""
-        self._queue.append((cell, item))
+    def enqueue(self, cell: str, item: str | tuple[str, ...], texts: tuple[str, ...] = ()) -> None:
+        """Queue an inbound item (JSON text, or its pieces, and strings sent beside it); one pump
+        batches whatever is queued for the same cell."""
+        self._queue.append((cell, item, texts))
         if self._pump is None or self._pump.done():
             self._pump = asyncio.ensure_future(self._run_pump())
 
@@ -248,19 +259,21 @@ class Bridge:
         while self._queue and self.v8 is not None and not self.v8.closed:
             cell = self._queue[0][0]
             pieces = [f'{{"cell":{json.dumps(cell)},"items":[']
+            texts: list[str] = []
             while self._queue and self._queue[0][0] == cell:
-                item = self._queue.popleft()[1]
+                _, item, beside = self._queue.popleft()
                 if len(pieces) > 1:
                     pieces.append(",")
                 if isinstance(item, str):
                     pieces.append(item)
                 else:
                     pieces.extend(item)
-            pieces.append("]}")
+                texts.extend(beside)
+            pieces.append(f'],"texts":{len(texts)}}}')
             batch = "".join(pieces)
-            del pieces, item  # only the batch holds a big result while V8 reads it
+            del pieces, item, beside  # only the batch holds a big result while V8 reads it
             try:
-                await self.v8.receive_then_drain(batch, self.handle)
+                await self.v8.receive_then_drain(batch, self.handle, texts)
             except Exception:
                 log.exception("engine pump failed")
 

@@ -86,6 +86,7 @@ class V8:
         self._racer: MiniRacer | None = None
         self._receive: V8Function | None = None
         self._drain: V8Function | None = None
+        self._stash: V8Function | None = None
         self.flag: memoryview | None = None
         self.global_names: set[str] = set()
         self.version = ""
@@ -112,6 +113,7 @@ class V8:
         argv = await racer.eval_cancelable("[]")
         self._receive = V8Function(racer, receive, argv)
         self._drain = V8Function(racer, await racer.eval_cancelable("__mcp2repl.drain"), argv)
+        self._stash = V8Function(racer, await racer.eval_cancelable("__mcp2repl.stash"), argv)
         names = await racer.eval_cancelable("JSON.stringify(Object.getOwnPropertyNames(globalThis))")
         self.global_names = {n for n in json.loads(str(names)) if not n.startswith("__")}
 
@@ -149,11 +151,17 @@ class V8:
         await self.settled()
         return await self.then_drain(self._live().eval_cancelable(code), drained, raw)
 
-    async def receive_then_drain(self, batch: str, drained: Callable[[Any], None]) -> Any:
-        """:meth:`receive` ``batch``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`."""
+    async def receive_then_drain(self, batch: str, drained: Callable[[Any], None], texts: Sequence[str] = ()) -> Any:
+        """:meth:`receive` ``batch``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`.
+
+        ``texts`` go first, each as a string of its own (``__mcp2repl.stash``): the batch takes them
+        where its items say. They are posted in this same step, so nothing else runs in V8 between.
+        """
         await self.settled()
         self._live()
-        assert self._receive is not None
+        assert self._receive is not None and self._stash is not None
+        for text in texts:
+            self._post(self._stash.call(text))
         return await self.then_drain(self._receive.call(batch), drained, False)
 
     async def then_drain(self, first: Awaitable[Any], drained: Callable[[Any], None], raw: bool) -> Any:

@@ -1035,3 +1035,15 @@ def test_invalid_json_config_keeps_the_kernel_usable(tmp_path: Path) -> None:
         assert kernel.server_processes() == {}
     finally:
         kernel.close()
+
+
+def test_a_big_text_result_arrives_whole_by_every_path(main: Main) -> None:
+    """Texts past api/result_json.APART_MIN_CHARS reach V8 as strings of their own, not inside the JSON text."""
+    code = (
+        "const bigv = await mcp.echo.big({kb: 1024}); const bigr = await mcp.echo.big({kb: 1024}, {raw: true});\n"
+        "const [bigs, bigt] = await Promise.all([mcp.echo.big({kb: 300}), mcp.echo.echo({text: 'small'})]);\n"
+        "[bigv.kb, bigv.rows.length, bigv.rows[7].word, bigr.content[0].text.length, JSON.parse(bigr.content[0].text).kb, bigs.kb, bigt]"
+    )
+    assert main.kernel.json(code) == [1024, 1024 * 1024 // 48, "item-00007", 1024 * 1024, 1024, 300, "small"]
+    calls = main.kernel.json("await mcp.echo.big({kb: 512}); (await api.calls()).map(c => c.bytesIn > 512 * 1024)")
+    assert calls == [True]

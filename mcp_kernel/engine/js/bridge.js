@@ -13,8 +13,10 @@
 //   clear        {t, id}                                         disarm it
 //   done         {t, cell, ok, data | error}                     a cell finished: its MIME bundle or error
 //   uncaught     {t, cell, error}                                an error nobody awaited (timer callback…)
-// Inbound batches (`receive`, with `this` = JSON text {cell, items}) hold items:
-//   ["settle", id, ok, value?]   resolve (ok) or reject (value = {name, message, extra}) request id
+// Inbound batches (`receive`, with `this` = JSON text {cell, items, texts}) hold items:
+//   ["settle", id, ok, value?, paths?]   resolve (ok) or reject (value = {name, message, extra}) request id;
+//                                each of `paths` (keys into value) takes the next string Python stashed
+//                                (`stash`, with `this` = the string) for this batch: big texts skip JSON
 //   ["fire", id]                 a timer is due
 //   ["data", key, value]         context data (the tool catalog, limits…) for the receiver of `key`
 //   ["abort", name, message]     reject every pending request and drop every timer (interrupts)
@@ -264,11 +266,32 @@ function __mk$i() {
     if ($.mapHas(data, key)) fn($.mapGet(data, key));
   };
 
+  // Strings Python sent as themselves, in order, for the next batch that names how many it takes.
+  let stashed = [];
+  /** Python: one big string for the next batch; `this` is the string. */
+  ns.stash = function stash() {
+    stashed[stashed.length] = typeof this === "string" ? this : "" + this;
+  };
+  function place(value, paths, texts) {
+    for (let i = 0; i < paths.length; i++) {
+      const path = paths[i];
+      let at = value;
+      for (let k = 0; k < path.length - 1 && at; k++) at = at[path[k]];
+      if (at) at[path[path.length - 1]] = texts[i];
+    }
+  }
+
   /** Python: a batch of inbound items for one cell; `this` is its JSON text (see the table above). */
   ns.receive = function receive() {
     const batch = parse(this);
     current = batch.cell;
     const items = batch.items;
+    let texts = [];
+    if (batch.texts) {
+      texts = $.slice(stashed, 0, batch.texts);
+      stashed = $.slice(stashed, batch.texts);
+    }
+    let used = 0;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       try {
@@ -277,6 +300,10 @@ function __mk$i() {
           const p = $.mapGet(pending, item[1]);
           if (!p) continue;
           $.mapDelete(pending, item[1]);
+          if (item[4]) {
+            place(item[3], item[4], $.slice(texts, used, used + item[4].length));
+            used += item[4].length;
+          }
           if (item[2]) p.resolve(item[3]);
           else p.reject(makeError(item[3], p.site));
         } else if (kind === "fire") {
