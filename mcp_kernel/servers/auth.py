@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import time
 import warnings
 from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, field
@@ -260,6 +261,7 @@ class _Watched(httpx2.Auth):
         self.provider, self.auth, self.state = provider, auth, state
 
     async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        _refresh_early(self.provider)
         flow = self.provider.async_auth_flow(request)
         try:
             outgoing = await flow.__anext__()
@@ -279,6 +281,21 @@ class _Watched(httpx2.Auth):
             raise
         finally:
             await flow.aclose()
+
+
+def _refresh_early(provider: OAuthClientProvider) -> None:
+    """Count a token as expired a little before its end (a tenth of its life, at most a minute).
+
+    The SDK refreshes only a token it believes expired, and answers a 401 with a whole new login,
+    not a refresh; a server whose clock runs a little ahead (or that rounds expiry times down)
+    would otherwise turn every expiry into a login, which in a notebook means a person.
+    """
+    context = provider.context
+    tokens, expiry = context.current_tokens, context.token_expiry_time
+    if tokens is None or expiry is None or not tokens.expires_in:
+        return
+    if expiry - time.time() < min(60.0, max(1.0, tokens.expires_in / 10)):
+        context.token_expiry_time = time.time() - 1
 
 
 def forget_tokens(name: str, url: str) -> None:

@@ -184,6 +184,7 @@ class ServerConnection:
                     self.server_info = init.server_info
                     self.capabilities = init.capabilities
                     self.tools = await _list_all_tools(session)
+                self._deadline = None  # a login later on (a revoked token) has no start-up limit to pause
                 self.session = session
                 self.state = "ready"
                 self.last_error = None
@@ -214,7 +215,7 @@ class ServerConnection:
     def _waiting_for_login(self, on: bool) -> None:
         """A person (or open_with) is logging in: the start-up limit must not cut them short."""
         deadline, loop = self._deadline, asyncio.get_running_loop()
-        if deadline is not None and not deadline.expired():
+        if deadline is not None and not deadline.expired() and self.state == "starting":
             deadline.reschedule(None if on else loop.time() + start_timeout())
 
     def _fail(self, ready: asyncio.Future[None], reason: str) -> None:
