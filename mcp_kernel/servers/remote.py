@@ -69,7 +69,8 @@ def describe_remote(spec: ServerSpec, text: str, trace: HttpTrace) -> str:
     state = trace.auth
     if state is not None and state.error is not None and not isinstance(state.error, LoginRequired):
         text = f"OAuth login failed: {state.error}"
-    if trace.status and trace.status not in text:
+    said = trace.status is not None and (trace.status in text or (trace.status.split(" from ")[-1] in text and str(trace.code) in text))
+    if trace.status and not said:
         text += f" ({trace.status})"
     elif spec.url not in text:
         text = f"{spec.url}: {text}"
