@@ -111,7 +111,10 @@ def _provider(name: str, url: str, auth: AuthSpec, hooks: LoginHooks, state: Aut
         redirect = f"http://127.0.0.1:{port}/callback"
         callback = _Callback(port)
         method = auth.token_endpoint_auth_method or ("client_secret_basic" if auth.client_secret else None)
-        if auth.client_id:  # a pre-registered client: no dynamic registration
+        # a client_id that is an https URL names a client ID metadata document (CIMD), used where
+        # the authorization server supports those; elsewhere the SDK registers dynamically
+        document = auth.client_id if auth.client_id and auth.client_id.startswith("https://") and not auth.client_secret else None
+        if auth.client_id and not document:  # a pre-registered client: no dynamic registration
             storage.fixed_client = OAuthClientInformationFull(
                 client_id=auth.client_id,
                 client_secret=auth.client_secret,
@@ -127,7 +130,7 @@ def _provider(name: str, url: str, auth: AuthSpec, hooks: LoginHooks, state: Aut
             token_endpoint_auth_method=method,  # type: ignore[arg-type]
         )
         flow = _Login(name, auth, hooks, state, callback)
-        provider = OAuthClientProvider(url, metadata, storage, flow.redirect, flow.callback)
+        provider = OAuthClientProvider(url, metadata, storage, flow.redirect, flow.callback, client_metadata_url=document)
     return provider
 
 
