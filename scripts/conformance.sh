@@ -35,7 +35,10 @@ if [ ! -x "$CACHE/node_modules/.bin/conformance" ] || [ ! -x "$CACHE/node_module
 fi
 export PATH=$CACHE/node_modules/.bin:$PATH
 echo "node $(node --version), conformance $(conformance --version)" >&2
-rm -rf "$OUT"; mkdir -p "$OUT/client" "$OUT/server"
+mkdir -p "$OUT"
+[ "$mode" != server ] && rm -rf "$OUT/client" "$OUT/client.txt"
+[ "$mode" != client ] && rm -rf "$OUT/server" "$OUT/server.txt"
+mkdir -p "$OUT/client" "$OUT/server"
 
 # scenario name and its spec-version tag, from `conformance list`
 list() { conformance list "--$1" | sed -n 's/^  - \([^ ]*\) \[\(.*\)\]$/\1 \2/p'; }

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import time
@@ -54,6 +55,21 @@ def login_timeout() -> float:
 
 class LoginRequired(Exception):
     """The server needs an interactive login and nobody is there to do it; the message says how."""
+
+
+class _QuietLoginRequired(logging.Filter):
+    """The SDK logs every failure of the flow with a traceback (twice: the provider and the
+    transport); a server waiting for its login is a state, already in the banner, not an error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        while isinstance(error, BaseExceptionGroup) and error.exceptions:
+            error = error.exceptions[0]
+        return not isinstance(error, LoginRequired)
+
+
+for _name in ("mcp.client.auth.oauth2", "mcp.client.streamable_http", "mcp.client.sse"):
+    logging.getLogger(_name).addFilter(_QuietLoginRequired())
 
 
 @dataclass
