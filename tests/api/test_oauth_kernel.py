@@ -40,6 +40,7 @@ def k(server: OAuthServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         "mcpServers": {
             "fx": {"url": server.url},  # a plain URL, as VS Code and Claude Code configs carry it
             "auto": {"url": server.url, "auth": {"type": "oauth", "open_with": FOLLOW}},
+            "first": {"url": server.url},  # logged in by its first call
         }
     }
     (cwd / "mcp.json").write_text(json.dumps(config))
@@ -90,10 +91,29 @@ def test_api_login_shows_the_link_and_continues_when_the_browser_comes_back(k: K
     assert {row["name"]: row["state"] for row in k.json("await api.servers()")}["fx"] == "ready"
 
 
+def test_the_first_call_in_an_interactive_cell_shows_the_link(k: KernelProcess) -> None:
+    msg_id = k.kc.execute("await mcp.first.whoami({})", allow_stdin=True)
+    link, result = None, None
+    while result is None:
+        msg = k.kc.get_iopub_msg(timeout=60)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "display_data" and "needs a login" in msg["content"]["data"].get("text/plain", ""):
+            link = msg["content"]["data"]["text/plain"].splitlines()[-1]
+            subprocess.run([*FOLLOW, link], check=True, timeout=60)
+        elif msg["msg_type"] == "execute_result":
+            result = msg["content"]["data"]["application/json"]
+        elif msg["msg_type"] == "error":
+            pytest.fail(str(msg["content"]))
+    assert link is not None and link.startswith("http://127.0.0.1:")
+    assert result["scopes"] == ["user"]
+    assert k.reply(msg_id, timeout=60)["status"] == "ok"
+
+
 def test_tokens_never_reach_outputs_logs_or_files(k: KernelProcess) -> None:
     xdg = Path(k.cwd or ".") / "xdg" / "mcp2repl" / "oauth"
     stored = [json.loads(p.read_text()) for p in xdg.glob("*.json")]
-    tokens = {t for s in stored for t in (s["tokens"]["access_token"], s["tokens"].get("refresh_token")) if t}
+    tokens = {t for s in stored if "tokens" in s for t in (s["tokens"]["access_token"], s["tokens"].get("refresh_token")) if t}
     tokens |= {s["client_info"]["client_secret"] for s in stored if s.get("client_info", {}).get("client_secret")}
     assert len(tokens) >= 2
     cells = [

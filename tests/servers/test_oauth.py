@@ -143,6 +143,22 @@ async def test_the_link_is_shown_and_the_browser_coming_back_completes_the_login
     assert shown[0][1].startswith(server.base + "/authorize?")
 
 
+@in_loop
+async def test_a_slow_person_is_not_cut_short_by_the_start_timeout(
+    server: OAuthServer, xdg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCP2REPL_START_TIMEOUT", "1")
+
+    def show(name: str, url: str) -> bool:
+        asyncio.get_running_loop().call_later(3, lambda: asyncio.get_running_loop().run_in_executor(None, _follow, url))
+        return True
+
+    run = Run("slow", {"url": server.url}, tmp_path, show=show)
+    await run.start()
+    assert (run.conn.state, run.conn.last_error) == ("ready", None)
+    await run.conn.close()
+
+
 def _follow(url: str) -> None:
     import subprocess
 
