@@ -24,12 +24,12 @@ def free_port() -> int:
 class OAuthServer:
     """The fixture as a process; ``url`` is its MCP endpoint."""
 
-    def __init__(self, *args: str, transport: str = "streamable-http") -> None:
+    def __init__(self, *args: str, transport: str = "streamable-http", public_key: str | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = self.base + ("/mcp" if transport == "streamable-http" else "/sse")
         self.log = tempfile.TemporaryFile()
-        env = {**os.environ, "OAUTH_FIXTURE_M2M_SECRET": M2M_SECRET}
+        env = {**os.environ, "OAUTH_FIXTURE_M2M_SECRET": M2M_SECRET, **({"OAUTH_FIXTURE_JWT_PUBLIC_KEY": public_key} if public_key else {})}
         command = [sys.executable, str(SERVERS / "oauth_server.py"), "--port", str(self.port), "--transport", transport, *args]
         self.proc = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 30
@@ -51,3 +51,11 @@ class OAuthServer:
             self.proc.kill()
             self.proc.wait()
         self.log.close()
+
+
+def rsa_key_pair(folder: Path) -> tuple[Path, Path]:
+    """(private, public) PEM files of a fresh RSA key, made with the openssl command."""
+    private, public = folder / "key.pem", folder / "key.pub.pem"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", str(private)], check=True, capture_output=True)
+    subprocess.run(["openssl", "pkey", "-in", str(private), "-pubout", "-out", str(public)], check=True, capture_output=True)
+    return private, public

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oauth_fixture import FOLLOW, M2M_SECRET, OAuthServer
+from oauth_fixture import FOLLOW, M2M_SECRET, OAuthServer, rsa_key_pair
 
 from mcp_kernel.servers.authspec import AuthSpec, parse_auth
 from mcp_kernel.servers.connection import Events, ServerConnection, ServerUnavailable
@@ -188,6 +188,23 @@ async def test_client_credentials_get_a_token_without_a_person(server: OAuthServ
     assert (await conn.call_tool("whoami", {})).structured_content == {"client": "m2m", "scopes": ["user"]}
     assert M2M_SECRET in spec.secrets
     await conn.close()
+
+
+@in_loop
+async def test_private_key_jwt_signs_its_way_in(xdg: Path, tmp_path: Path) -> None:
+    private, public = rsa_key_pair(tmp_path)
+    signed = OAuthServer(public_key=str(public))
+    try:
+        auth = {"type": "private_key_jwt", "client_id": "m2m", "private_key": "{file:key.pem}", "signing_algorithm": "RS256"}
+        spec = parse_spec("jwt", {"url": signed.url, "auth": auth}, base_dir=tmp_path)
+        assert spec.error is None and spec.auth is not None and spec.auth.private_key == private.read_text().strip()
+        assert spec.auth.private_key in spec.secrets
+        conn = ServerConnection(spec, tmp_path, Events())
+        await asyncio.wait_for(conn.wait_ready(), 60)
+        assert (await conn.call_tool("whoami", {})).structured_content == {"client": "m2m", "scopes": ["user"]}
+        await conn.close()
+    finally:
+        signed.close()
 
 
 @in_loop
