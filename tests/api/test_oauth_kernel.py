@@ -41,6 +41,7 @@ def k(server: OAuthServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator
             "fx": {"url": server.url},  # a plain URL, as VS Code and Claude Code configs carry it
             "auto": {"url": server.url, "auth": {"type": "oauth", "open_with": FOLLOW}},
             "first": {"url": server.url},  # logged in by its first call
+            "later": {"url": server.url},  # a login given up by an interrupt
         }
     }
     (cwd / "mcp.json").write_text(json.dumps(config))
@@ -108,6 +109,21 @@ def test_the_first_call_in_an_interactive_cell_shows_the_link(k: KernelProcess) 
     assert link is not None and link.startswith("http://127.0.0.1:")
     assert result["scopes"] == ["user"]
     assert k.reply(msg_id, timeout=60)["status"] == "ok"
+
+
+def test_an_interrupt_stops_waiting_for_the_browser(k: KernelProcess) -> None:
+    msg_id = k.kc.execute('await api.login("later")', allow_stdin=True)
+    while True:
+        msg = k.kc.get_iopub_msg(timeout=60)
+        if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "display_data":
+            break
+    k.km.interrupt_kernel()  # the person gave up
+    reply = k.reply(msg_id, timeout=60)
+    assert reply["ename"] == "InterruptError", reply
+    rows = {row["name"]: row["state"] for row in k.json("await api.servers()")}
+    assert rows["later"] in ("stopped", "needs_login"), rows
+    reply, _ = k.execute('await mcp.later.whoami({})')  # headless again: fails at once
+    assert reply["ename"] == "ToolError" and reply["evalue"] == HEADLESS.replace('"fx"', '"later"')
 
 
 def test_tokens_never_reach_outputs_logs_or_files(k: KernelProcess) -> None:
