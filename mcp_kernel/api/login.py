@@ -74,6 +74,10 @@ class LoginApi:
             raise BridgeError("Error", login_advice(conn.name, headless=True), server=conn.name, code="needs_login")
         from ..servers.auth import forget_tokens
         from ..servers.connection import ServerUnavailable
+        from ..servers.remote import uses_oauth
+
+        if not uses_oauth(spec):
+            raise BridgeError("TypeError", f'api.login("{conn.name}"): this server is sent the Authorization header of its config; it has no OAuth login')
 
         if params.get("force") and spec.url:
             forget_tokens(conn.name, spec.url)
