@@ -24,12 +24,14 @@ def free_port() -> int:
 class OAuthServer:
     """The fixture as a process; ``url`` is its MCP endpoint."""
 
-    def __init__(self, *args: str, transport: str = "streamable-http", public_key: str | None = None) -> None:
+    def __init__(self, *args: str, transport: str = "streamable-http", public_key: str | None = None, challenge: bool = False) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = self.base + ("/mcp" if transport == "streamable-http" else "/sse")
         self.log = tempfile.TemporaryFile()
         env = {**os.environ, "OAUTH_FIXTURE_M2M_SECRET": M2M_SECRET, **({"OAUTH_FIXTURE_JWT_PUBLIC_KEY": public_key} if public_key else {})}
+        if challenge:
+            env["OAUTH_FIXTURE_CHALLENGE"] = "1"
         command = [sys.executable, str(SERVERS / "oauth_server.py"), "--port", str(self.port), "--transport", transport, *args]
         self.proc = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 30

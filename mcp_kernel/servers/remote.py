@@ -40,10 +40,14 @@ async def open_remote(spec: ServerSpec, stack: contextlib.AsyncExitStack, trace:
         auth, trace.auth = build(spec.name, spec.url, spec.auth, hooks)
 
     async def remember(response: httpx2.Response) -> None:
-        if response.status_code >= 400:
-            url = str(response.request.url).split("?")[0]  # a query may carry codes or keys
-            trace.code = response.status_code
-            trace.status = f"HTTP {response.status_code} {response.reason_phrase}".strip() + f" from {url}"
+        # the last answer decides: an OAuth flow tries several metadata URLs, and a 404 on one it
+        # then found elsewhere must not be blamed for a later failure
+        if response.status_code < 400:
+            trace.code = trace.status = None
+            return
+        url = str(response.request.url).split("?")[0]  # a query may carry codes or keys
+        trace.code = response.status_code
+        trace.status = f"HTTP {response.status_code} {response.reason_phrase}".strip() + f" from {url}"
 
     if spec.transport == "sse":
         from mcp.client.sse import sse_client
@@ -69,6 +73,8 @@ def describe_remote(spec: ServerSpec, text: str, trace: HttpTrace) -> str:
     state = trace.auth
     if state is not None and state.error is not None and not isinstance(state.error, LoginRequired):
         text = f"OAuth login failed: {state.error}"
+        if spec.auth is None:  # the implicit login of a plain URL, started by a Bearer challenge
+            text += '; if the server expects a token rather than a login, pass "headers": {"Authorization": "Bearer ${TOKEN}"}'
     said = trace.status is not None and (trace.status in text or (trace.status.split(" from ")[-1] in text and str(trace.code) in text))
     if trace.status and not said:
         text += f" ({trace.status})"

@@ -226,8 +226,7 @@ async def test_a_resource_that_is_not_the_server_is_refused(xdg: Path, tmp_path:
         await run.start()
         assert run.conn.state == "error"
         assert run.conn.last_error == (
-            f"OAuth login failed: Protected resource {other.base}/elsewhere does not match expected {other.url} "
-            f"(HTTP 401 Unauthorized from {other.url})"
+            f"OAuth login failed: Protected resource {other.base}/elsewhere does not match expected {other.url}"
         )
     finally:
         other.close()
@@ -252,6 +251,21 @@ async def test_a_401_without_oauth_says_what_to_configure(xdg: Path, tmp_path: P
         )
     finally:
         plain.close()
+
+
+@in_loop
+async def test_a_bearer_challenge_without_oauth_metadata_says_to_pass_a_token(xdg: Path, tmp_path: Path) -> None:
+    keyed = OAuthServer("--plain-401", challenge=True)
+    try:
+        run = Run("keyed", {"url": keyed.url}, tmp_path)
+        await run.start()
+        assert run.conn.state == "error"
+        assert run.conn.last_error == (
+            'OAuth login failed: Registration failed: 401 unauthorized; if the server expects a token rather than a login, pass '
+            f'"headers": {{"Authorization": "Bearer ${{TOKEN}}"}} (HTTP 401 Unauthorized from {keyed.base}/register)'
+        )
+    finally:
+        keyed.close()
 
 
 @in_loop
