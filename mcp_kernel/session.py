@@ -30,6 +30,7 @@ from .api import completion as tool_completion
 from .api.agent import AgentApi
 from .api.discovery import DiscoveryApi
 from .api.explain import explain
+from .api.login import LoginApi
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
 from .api.types import TypesApi
 from .display import artifacts
@@ -156,6 +157,8 @@ class Session:
         DiscoveryApi(self.servers).register(self.engine)
         AgentApi(self.servers, self.options.cwd).register(self.engine)
         TypesApi(self.servers).register(self.engine)
+        self.login = LoginApi(self.servers, self._askers.get, self.display, lambda: self.engine.current_cell)
+        self.login.register(self.engine)
 
     # ---- life cycle ---------------------------------------------------------------------------
 
@@ -186,6 +189,8 @@ class Session:
                 # with config problems, unknown names stay callable: the call says what is wrong
                 catalog_changed=lambda snapshot: self.engine.set_data("catalog", {**snapshot, "problems": self.config.problems if self.config else []}),
                 log_message=self._server_log,
+                show_login=self.login.present,  # OAuth: the login link, to the running cell's person
+                secret=self.redactor.add,  # tokens, masked like configured secrets
             )
             manager = module.ServerManager(events, log_dir=rundir.current().server_logs())
             self.servers.loaded = manager

@@ -150,3 +150,14 @@ def test_modules_are_readable_in_one_sitting(path: Path) -> None:
         return
     lines = path.read_text(encoding="utf-8").count("\n")
     assert lines <= 420, f"{rel} has {lines} lines; split it along its concepts"
+
+
+#: read before the MCP SDK is loaded (the banner lists servers while it loads in a thread): no SDK imports
+SDK_FREE = ("servers/spec.py", "servers/config.py", "servers/authspec.py", "servers/secrets.py")
+
+
+@pytest.mark.parametrize("rel", SDK_FREE)
+def test_config_reading_needs_no_mcp_sdk(rel: str) -> None:
+    heavy = {"mcp", "mcp_types", "httpx2"}
+    bad = [f"{name} (line {line})" for name, line in imports(PACKAGE / rel) if name.split(".")[0] in heavy]
+    assert not bad, f"{rel} imports {', '.join(bad)}"

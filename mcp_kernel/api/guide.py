@@ -85,6 +85,11 @@ servers [server connect disconnect log status state start restart]
 `await api.servers()` shows each server's state and tool count; `api.connect(name, spec)` adds one from a cell,
 `api.disconnect(name)` stops it, `api.serverLog(name)` shows its stderr.
 
+login [login oauth token auth authorize needs_login credentials browser]
+A remote server in state `needs_login` needs an OAuth login: `await api.login("name")` shows the login link and
+continues when the browser comes back (calling one of its tools does the same). Tokens are kept and refreshed; where
+nobody can log in (papermill, nbclient) configure `"auth": {"type": "client_credentials", …}` or log in once interactively.
+
 resources and prompts [resource prompt uri template read list]
 `await mcp.<server>.resources.list()` and `.read(uri)` (`.templates()` for templates); `await
 mcp.<server>.prompts.list()` and `.get(name, args)`.

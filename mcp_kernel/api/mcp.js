@@ -260,6 +260,16 @@
    */
   api.connect = (name, spec) => ns.call("api.connect", { name: $.String(name), spec });
   /**
+   * Log in to a remote server that uses OAuth (state "needs_login"): shows the authorization link
+   * (clickable in JupyterLab, printed in terminals) and resolves when the browser comes back.
+   * Tokens are kept (owner-only) and refreshed silently; `{force: true}` forgets them first.
+   * Where nobody can follow a link (papermill, nbclient, --json) it fails at once and says what to do.
+   * @param {string} name
+   * @param {{force?: boolean}} [options]
+   * @returns {Promise<{name: string, state: string, tools: number}>}
+   */
+  api.login = (name, options) => ns.call("api.login", { name: $.String(name), force: !!(options || {}).force });
+  /**
    * Close a server's connection and stop its process.
    * @param {string} name
    * @returns {Promise<*>}

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..display.calltrace import CellTrace
 from ..engine import BridgeError, CallContext, Engine, JsonPieces, JsonText
+from ..servers.authspec import login_advice
 from ..servers.catalog import ToolLookupError
 from ..servers.config import problems_note
 from ..servers.spec import ServerSpec, parse_spec
@@ -137,6 +138,9 @@ class ToolsApi:
             try:  # a server that failed or crashed: (re)start it, or say why it cannot run
                 await named.wait_ready()
             except unavailable as exc:
+                if named.state == "needs_login":  # an interactive cell was shown the link; here nobody could be
+                    text = login_advice(named.name, headless=self.asker(ctx.cell) is None)
+                    raise BridgeError("ToolError", text, server=named.name, code="needs_login") from None
                 raise BridgeError("ToolError", str(exc), server=named.name, code="server_unavailable") from None
         try:
             entry = await manager.resolve(target)

@@ -27,7 +27,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_kernel import __version__
 
 from ..compat import session_closed
+from .auth import LoginHooks
+from .authspec import login_advice
 from .limits import ERROR_LIMIT, capped, capped_result, default_call_timeout, shorten, start_timeout, task_support_note, tidy, timeout_hint
+from .remote import HttpTrace, describe_remote, open_remote
 from .spec import ServerSpec
 from .stdio import StdioStatus, stdio_transport
 
@@ -55,6 +58,8 @@ class Events:
     notice: Notice = lambda text: None  # a line for the user (stderr of the running cell)
     tools_changed: Callable[[ServerConnection], None] = lambda conn: None
     log_message: Callable[[ServerConnection, str, str], None] = lambda conn, level, text: None
+    show_login: Callable[[str, str], bool] = lambda server, url: False
+    secret: Callable[[Any], None] = lambda values: None  # OAuth: show a login link to a person (False: none), mask tokens
 
 
 class ServerConnection:
@@ -81,7 +86,8 @@ class ServerConnection:
         self._closing: asyncio.Event | None = None
         self._lock = asyncio.Lock()
         self._refresh: asyncio.Future[None] | None = None
-        self._http_status: str | None = None
+        self._http = HttpTrace()
+        self._deadline: asyncio.Timeout | None = None  # the start-up limit, paused while a person logs in
         self.process: StdioStatus | None = None  # the current stdio process: exit status, stray output
 
     # ---- life cycle ---------------------------------------------------------------------
@@ -101,7 +107,7 @@ class ServerConnection:
         if self.spec.error:
             raise ServerUnavailable(self.spec.error)
         async with self._lock:
-            if self.state in ("stopped", "disconnected", "error"):
+            if self.state in ("stopped", "disconnected", "error", "needs_login"):
                 restarting = self.connects > 0
                 old = {t.name for t in self.tools}
                 self.start()
@@ -113,6 +119,8 @@ class ServerConnection:
                     self._report_tool_changes(old)
             elif self._ready is not None:
                 await asyncio.shield(self._ready)
+        if self.state == "needs_login":
+            raise ServerUnavailable(self.last_error)
         if self.state != "ready":
             raise ServerUnavailable(f'MCP server "{self.name}" is unavailable: {self.last_error}')
 
@@ -153,12 +161,12 @@ class ServerConnection:
 
     async def _run(self, ready: asyncio.Future[None], closing: asyncio.Event) -> None:
         self.connects += 1
-        self._http_status = None
+        self._http = HttpTrace()
         try:
             async with contextlib.AsyncExitStack() as stack:
                 # asyncio.timeout, not wait_for: the transport's anyio scopes must be entered and
                 # left in this very task, and wait_for would run the entry in another one.
-                async with asyncio.timeout(start_timeout()):
+                async with asyncio.timeout(start_timeout()) as self._deadline:
                     read, write = await self._open_transport(stack)
                     # no sampling or elicitation callback: the client then advertises neither
                     # capability, where it used to claim both and decline every request; no
@@ -176,6 +184,7 @@ class ServerConnection:
                     self.server_info = init.server_info
                     self.capabilities = init.capabilities
                     self.tools = await _list_all_tools(session)
+                self._deadline = None  # a login later on (a revoked token) has no start-up limit to pause
                 self.session = session
                 self.state = "ready"
                 self.last_error = None
@@ -203,10 +212,17 @@ class ServerConnection:
             if session_closed(session):
                 raise _Closed("the server closed the connection")
 
+    def _waiting_for_login(self, on: bool) -> None:
+        """A person (or open_with) is logging in: the start-up limit must not cut them short."""
+        deadline, loop = self._deadline, asyncio.get_running_loop()
+        if deadline is not None and not deadline.expired() and self.state == "starting":
+            deadline.reschedule(None if on else loop.time() + start_timeout())
+
     def _fail(self, ready: asyncio.Future[None], reason: str) -> None:
         started = ready.done()
-        self.state = "disconnected" if started else "error"
-        self.last_error = reason
+        login = self._http.auth is not None and self._http.auth.needs_login
+        self.state = "needs_login" if login else "disconnected" if started else "error"
+        self.last_error = reason = login_advice(self.name, headless=False) if login else reason
         if not ready.done():
             ready.set_result(None)
         elif not (self._closing and self._closing.is_set()):
@@ -227,27 +243,8 @@ class ServerConnection:
                 status=self.process,
             )
             return await stack.enter_async_context(transport)
-        assert spec.url
-        if spec.transport == "sse":
-            from mcp.client.sse import sse_client
-
-            return await stack.enter_async_context(sse_client(spec.url, headers=spec.headers or None))
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
-
-        async def remember_status(response: httpx2.Response) -> None:
-            # the SDK turns any non-JSON 4xx/5xx into "Server returned an error response";
-            # keep the status so the user learns it was, say, a 401
-            if response.status_code >= 400:
-                self._http_status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
-
-        client = await stack.enter_async_context(
-            httpx2.AsyncClient(
-                headers=spec.headers or None, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [remember_status]}
-            )
-        )
-        streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
-        return streams[0], streams[1]
+        hooks = LoginHooks(show=self.events.show_login, waiting=self._waiting_for_login, secret=self.events.secret)
+        return await open_remote(spec, stack, self._http, hooks)
 
     def _describe(self, exc: BaseException, started: bool = True) -> str:
         """One line naming the cause: exit status, bad output and the last stderr lines of a stdio server, the URL of a remote one."""
@@ -268,10 +265,8 @@ class ServerConnection:
             text = "the server closed the connection" + (f" (its process {ended})" if ended else "")
         else:  # httpx adds a line pointing at MDN to its status errors
             text = shorten((str(exc) or type(exc).__name__).split("\nFor more information check:")[0], ERROR_LIMIT)
-        if spec.url and self._http_status and self._http_status not in text:
-            text += f" ({self._http_status} from {spec.url})"
-        elif spec.url and spec.url not in text:
-            text = f"{spec.url}: {text}"
+        if spec.url:
+            text = describe_remote(spec, text, self._http)
         if process is not None:
             problems = process.stdout_text()
             if problems:

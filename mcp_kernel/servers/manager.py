@@ -36,6 +36,9 @@ class ManagerEvents:
     notice: Callable[[str], None] = lambda text: None  # a line for the user (the running cell's stderr)
     catalog_changed: Callable[[dict[str, Any]], None] = lambda snapshot: None  # names for mcp.*, tools.*
     log_message: Callable[[str, str, str], None] = lambda server, level, text: None
+    #: OAuth: show a login link to the person at the running cell (False: nobody there); mask new tokens
+    show_login: Callable[[str, str], bool] = lambda server, url: False
+    secret: Callable[[Any], None] = lambda values: None
 
 
 @dataclass
@@ -80,6 +83,8 @@ class ServerManager:
             notice=lambda text: self.events.notice(text + "\n"),
             tools_changed=lambda conn: self._publish(),
             log_message=self._server_log,
+            show_login=lambda server, url: self.events.show_login(server, url),
+            secret=lambda values: self.events.secret(values),
         )
         conn = ServerConnection(spec, self.log_dir, events)
         self.connections[spec.name] = conn

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import parse_qsl, urlsplit
 
+from .authspec import AuthProblem, AuthSpec, parse_auth
 from .filters import ALL_TOOLS, Selector, ToolFilter
 
 #: Every spelling of ``type`` we accept, mapped to the transport it means.
@@ -53,6 +54,7 @@ class ServerSpec:
     cwd: str | None = None  # absolute, resolved against the config file's folder
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    auth: AuthSpec | None = None  # the "auth" (or Claude Code's "oauth") block of a remote server
     timeout: float | None = None  # seconds (configs give milliseconds)
     description: str = ""
     tool_filter: ToolFilter = ALL_TOOLS
@@ -340,7 +342,9 @@ def _parse(name: str, raw: object, ctx: _Ctx) -> ServerSpec:
             except ValueError as e:
                 raise _Problem("url", f"is not a valid URL: {e}") from None
             headers = _string_map(entry.get("headers"), "headers")
-            return ServerSpec(url=url, headers=headers, secrets=_secrets(ctx, url=url, values=headers.values()), **common)
+            auth = parse_auth(entry.get("auth"), entry.get("oauth"))
+            ctx.secrets.discard(auth.client_id if auth else "")  # a client ID is public; masking it would break the login link
+            return ServerSpec(url=url, headers=headers, auth=auth, secrets=_secrets(ctx, url=url, values=headers.values()), **common)
         command, args = _command(entry)
         args += _strings(entry.get("args"), "args")
         env = _env_file(entry.get("envFile"), ctx)
@@ -350,7 +354,7 @@ def _parse(name: str, raw: object, ctx: _Ctx) -> ServerSpec:
             raise _Problem("cwd", f"must be a path, got {_got(cwd)}")
         cwd = os.path.normpath(_path(cwd, ctx.base_dir)) if cwd else None
         return ServerSpec(command=command, args=args, env=env, cwd=cwd, secrets=_secrets(ctx, values=env.values()), **common)
-    except _Problem as p:
+    except (_Problem, AuthProblem) as p:
         return ServerSpec(name, guess, error=ctx.say(name, *p.args), secrets=_secrets(ctx))
     except (ValueError, TypeError, RecursionError, MemoryError) as e:  # a shape nothing above expected: this entry alone fails
         return ServerSpec(name, guess, error=ctx.say(name, "", f"cannot be read: {type(e).__name__}: {e}"[:300]), secrets=_secrets(ctx))

@@ -46,8 +46,8 @@ def test_guide_shape():
 def test_no_match_note_lists_every_topic():
     assert guide("xyzzy") == []
     assert guide_module.no_match_note(" xyzzy ") == (
-        'No guidance matches "xyzzy" (searched 20 topics: titles, keywords and texts). Topics: calling tools, argument checks, '
+        'No guidance matches "xyzzy" (searched 21 topics: titles, keywords and texts). Topics: calling tools, argument checks, '
         "results, errors, agent steps, agent commands, reading errors, loading helpers, concurrency, timeouts, interrupts, "
-        "printing, artifacts, display, discovery, servers, resources and prompts, persistence, timers, progress. "
+        "printing, artifacts, display, discovery, servers, login, resources and prompts, persistence, timers, progress. "
         'To find tools, use api.searchTools("xyzzy").'
     )

@@ -327,8 +327,16 @@ def test_an_http_auth_failure_names_the_status_and_the_url(status: str) -> None:
             sse = await error_of(r.manager.connect(parse_spec("web", {"type": "sse", "url": url})), within=30)
         finally:
             server.close()
-        assert str(http) == f'MCP server "web" is unavailable: Server returned an error response (HTTP {status} from {url})'
-        assert str(sse) == f"MCP server \"web\" is unavailable: Client error '{status}' for url '{url}'"
+        # a 401 without a Bearer challenge: no OAuth login to try, so the message says what to configure
+        hint = (
+            '; the server needs authorization but offers no OAuth login (no Bearer challenge). Pass a token: "headers": '
+            '{"Authorization": "Bearer ${TOKEN}"}, or configure OAuth with an "auth" block ({"type": "oauth"}, or '
+            '"client_credentials" with client_id and client_secret)'
+            if status.startswith("401")
+            else ""
+        )
+        assert str(http) == f'MCP server "web" is unavailable: Server returned an error response (HTTP {status} from {url}){hint}'
+        assert str(sse) == f"MCP server \"web\" is unavailable: Client error '{status}' for url '{url}'{hint}"
 
     run(None, body)
 
