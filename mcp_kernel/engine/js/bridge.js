@@ -15,8 +15,7 @@
 //   uncaught     {t, cell, error}                                an error nobody awaited (timer callback…)
 // Inbound batches (`receive`, with `this` = JSON text {cell, items, texts}) hold items:
 //   ["settle", id, ok, value?, paths?]   resolve (ok) or reject (value = {name, message, extra}) request id;
-//                                each of `paths` (keys into value) takes the next string Python stashed
-//                                (`stash`, with `this` = the string) for this batch: big texts skip JSON
+//                                `paths` (key lists into value) take the batch's stashed strings, in order
 //   ["fire", id]                 a timer is due
 //   ["data", key, value]         context data (the tool catalog, limits…) for the receiver of `key`
 //   ["abort", name, message]     reject every pending request and drop every timer (interrupts)
@@ -51,8 +50,7 @@ function __mk$i() {
   const PromiseCtor = $.Promise;
 
   /** JSON text to splice into a message as it is (e.g. a bundle's application/json, made once). */
-  class RawJson { constructor(text) { this.text = text; } }
-  ns.RawJson = RawJson;
+  const RawJson = ns.RawJson = class RawJson { constructor(text) { this.text = text; } };
   /** A MIME bundle as JSON text; RawJson values go in unchanged. */
   function bundleText(data) {
     let out = "{";
@@ -110,9 +108,7 @@ function __mk$i() {
     }
     if (!outbox.length) return "";
     const batch = outbox;
-    outbox = [];
-    lastOut = null;
-    outboxChars = 0;
+    outbox = []; lastOut = null; outboxChars = 0; // a fresh outbox
     let text = "[";
     for (let i = 0; i < batch.length; i++) {
       const m = batch[i];
@@ -266,31 +262,24 @@ function __mk$i() {
     if ($.mapHas(data, key)) fn($.mapGet(data, key));
   };
 
-  // Strings Python sent as themselves, in order, for the next batch that names how many it takes.
-  let stashed = [];
-  /** Python: one big string for the next batch; `this` is the string. */
-  ns.stash = function stash() {
-    stashed[stashed.length] = typeof this === "string" ? this : "" + this;
-  };
-  function place(value, paths, texts) {
-    for (let i = 0; i < paths.length; i++) {
-      const path = paths[i];
-      let at = value;
-      for (let k = 0; k < path.length - 1 && at; k++) at = at[path[k]];
-      if (at) at[path[path.length - 1]] = texts[i];
+  // Big strings Python sends as themselves (`stash`, `this` = the string), not inside a batch's JSON;
+  // the next batch says how many it takes, and place() puts texts[at…] where its paths point.
+  const stashed = [];
+  ns.stash = function stash() { stashed[stashed.length] = typeof this === "string" ? this : "" + this; };
+  function place(value, paths, texts, at) {
+    for (let i = 0; i < paths.length; i++, at++) {
+      let obj = value;
+      for (let k = 0; k < paths[i].length - 1 && obj; k++) obj = obj[paths[i][k]];
+      if (obj) obj[paths[i][paths[i].length - 1]] = texts[at];
     }
+    return at;
   }
-
   /** Python: a batch of inbound items for one cell; `this` is its JSON text (see the table above). */
   ns.receive = function receive() {
     const batch = parse(this);
     current = batch.cell;
     const items = batch.items;
-    let texts = [];
-    if (batch.texts) {
-      texts = $.slice(stashed, 0, batch.texts);
-      stashed = $.slice(stashed, batch.texts);
-    }
+    const texts = batch.texts ? $.splice(stashed, 0, batch.texts) : [];
     let used = 0;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
@@ -300,10 +289,7 @@ function __mk$i() {
           const p = $.mapGet(pending, item[1]);
           if (!p) continue;
           $.mapDelete(pending, item[1]);
-          if (item[4]) {
-            place(item[3], item[4], $.slice(texts, used, used + item[4].length));
-            used += item[4].length;
-          }
+          if (item[4]) used = place(item[3], item[4], texts, used);
           if (item[2]) p.resolve(item[3]);
           else p.reject(makeError(item[3], p.site));
         } else if (kind === "fire") {
