@@ -69,6 +69,20 @@ def session_closed(session: Any) -> bool:
     return bool(getattr(dispatcher, "_closed", False))
 
 
+async def send_unvalidated(session: Any, request: Any) -> dict[str, Any]:
+    """Send a typed request and return its raw result, skipping the SDK's per-method result check.
+
+    A ``tools/call`` with ``task`` is answered by a ``CreateTaskResult``, but ``send_request``
+    checks every ``tools/call`` answer against ``CallToolResult`` and rejects it (mcp 2.3 has task
+    types and no client support for them). The caller validates the result itself. Done as
+    ``send_request`` does it: the session's stamp (protocol-version header), then its dispatcher.
+    """
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: dict[str, Any] = {}
+    session._stamp(data, opts)
+    return dict(await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts))
+
+
 # ---- ipykernel -------------------------------------------------------------------------------
 
 

@@ -1,9 +1,10 @@
 """Tool calls run as MCP tasks (protocol 2025-11-25, ``execution.taskSupport``).
 
 The mcp 2.3 SDK has the task types (``CreateTaskResult``, ``tasks/get``, ``tasks/result``,
-``tasks/cancel``) but no client support: ``ClientSession.call_tool`` cannot ask for a task and
-nothing polls one. Its public ``send_request`` takes any typed request, so the task life cycle is
-driven here with the SDK's own types, never with hand-written JSON-RPC:
+``tasks/cancel``) but no client support: ``ClientSession.call_tool`` cannot ask for a task,
+``send_request`` rejects a ``CreateTaskResult`` as an invalid ``tools/call`` answer, and nothing
+polls a task. So the life cycle is driven here with the SDK's own types and session (the one
+unchecked send is in compat.py), never with hand-written JSON-RPC:
 
 1. ``tools/call`` with ``task: {ttl}`` answers ``CreateTaskResult`` (or, from a server that chose
    not to, the plain result);
@@ -26,6 +27,8 @@ import mcp_types as types
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
+
+from ..compat import send_unvalidated
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -71,7 +74,7 @@ class TaskRunner:
                         name=tool, arguments=args, task=types.TaskMetadata(ttl=TTL_MS), _meta={"progressToken": token}
                     )
                 )
-                created = await session.send_request(request, _CREATED)
+                created = _CREATED.validate_python(await send_unvalidated(session, request))
                 if isinstance(created, types.CallToolResult):
                     return created
                 task_id = created.task.task_id
