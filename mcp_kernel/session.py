@@ -30,6 +30,7 @@ from .api import completion as tool_completion
 from .api.agent import AgentApi
 from .api.discovery import DiscoveryApi
 from .api.explain import explain
+from .api.protocol import ProtocolApi
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
 from .api.types import TypesApi
 from .display import artifacts
@@ -153,6 +154,8 @@ class Session:
         limits = Limits(transfer_budget=int(self.options.transfer_budget_mb * (1 << 20)))
         tools = ToolsApi(self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text, limits, self._askers.get)
         tools.register(self.engine)
+        self.protocol = ProtocolApi(self.servers, self.options.cwd)
+        self.protocol.register(self.engine)
         DiscoveryApi(self.servers).register(self.engine)
         AgentApi(self.servers, self.options.cwd).register(self.engine)
         TypesApi(self.servers).register(self.engine)
@@ -186,8 +189,10 @@ class Session:
                 # with config problems, unknown names stay callable: the call says what is wrong
                 catalog_changed=lambda snapshot: self.engine.set_data("catalog", {**snapshot, "problems": self.config.problems if self.config else []}),
                 log_message=self._server_log,
+                person=self._person,
+                resource_updated=self.protocol.updated,
             )
-            manager = module.ServerManager(events)
+            manager = module.ServerManager(events, root_dir=self.options.cwd)
             self.servers.loaded = manager
             if self.config is not None:
                 manager.load(source, specs)
@@ -303,6 +308,13 @@ class Session:
         self._log_lines[(cell, server)] = count
         if count <= LOG_LINES_SHOWN:
             self.notice(f"[{server}] {level}: {text}\n")
+
+    def _person(self) -> Any:
+        """Who can answer a server's elicitation now: the running cell's asker (None without stdin)."""
+        from .servers.elicitation import Person  # loaded with the server layer, off the start-up path
+
+        cell = self.engine.current_cell
+        return Person(self._askers.get(cell) if cell else None, in_cell=cell is not None)
 
     def _summarise_logs(self, cell: str, out: Output) -> None:
         for key in [k for k in self._log_lines if k[0] == cell]:

@@ -361,7 +361,9 @@ class ServerConnection:
         limit = self.spec.timeout or default_call_timeout()
         try:
             async with asyncio.timeout(limit):
-                return await getattr(self.session, method)(*args)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # subscribe_resource is deprecated in 2026-07-28; we speak 2025-11-25
+                    return await getattr(self.session, method)(*args)
         except TimeoutError:
             hint = self._timeout_hint(limit, False)
             raise MCPError(types.REQUEST_TIMEOUT, f"no answer to {method} within {limit:g} s ({hint})") from None
