@@ -320,8 +320,12 @@ class MCPKernel(Kernel):
         request's context): the event loop keeps serving the cell's tool calls and interrupts.
         """
 
+        # this request's context, taken now: a server's elicitation asks from the SDK's own task,
+        # where ipykernel's shell parent (a context variable) is not this cell's
+        context = copy_context()
+
         async def ask(prompt: str) -> str:
-            return await asyncio.to_thread(copy_context().run, compat.input_request, self, prompt)
+            return await asyncio.to_thread(context.copy().run, compat.input_request, self, prompt)
 
         return ask
 

@@ -22,7 +22,7 @@ import mcp_types as types
 from .catalog import import_jsonschema
 
 Ask = Callable[[str], Awaitable[str]]
-Notice = Callable[[str], None]
+Notice = Callable[[str], None]  # one line (or several) for the running cell's stderr; the newline is added
 
 #: Wrong answers to one field before the whole request is cancelled (a stuck loop helps no one).
 TRIES = 5
@@ -49,7 +49,7 @@ async def answer(
     """The person's answer to one elicitation request, or the config's when nobody can answer."""
     url = isinstance(params, types.ElicitRequestURLParams)
     if not person.in_cell:
-        notice(f'[mcp2repl] MCP server "{server}" asked for input outside any cell ({_quote(params.message)}); declined\n')
+        notice(f'[mcp2repl] MCP server "{server}" asked for input outside any cell ({_quote(params.message)}); declined')
         return types.ElicitResult(action="decline")
     if person.ask is None:
         return _unattended(server, params, policy, notice)
@@ -67,22 +67,22 @@ def _unattended(server: str, params: types.ElicitRequestParams, policy: str, not
         missing = [n for n in schema.get("required") or [] if "default" not in (props.get(n) or {})]
         if not missing:
             content = {n: p["default"] for n, p in props.items() if isinstance(p, dict) and "default" in p}
-            notice(f'[mcp2repl] {asked}; nobody can answer here, so its defaults were sent (elicitation: "defaults"): {json.dumps(content)}\n')
+            notice(f'[mcp2repl] {asked}; nobody can answer here, so its defaults were sent (elicitation: "defaults"): {json.dumps(content)}')
             return types.ElicitResult(action="accept", content=content)
-        notice(f"[mcp2repl] {asked}; nobody can answer here, and {', '.join(missing)} has no default: declined\n")
+        notice(f"[mcp2repl] {asked}; nobody can answer here, and {', '.join(missing)} has no default: declined")
         return types.ElicitResult(action="decline")
     if policy == "defaults":
-        notice(f"[mcp2repl] {asked} at {params.url}; nobody can answer here: declined\n")  # type: ignore[union-attr]
+        notice(f"[mcp2repl] {asked} at {params.url}; nobody can answer here: declined")  # type: ignore[union-attr]
         return types.ElicitResult(action="decline")
     notice(
         f"[mcp2repl] {asked}, but nobody can answer here (no stdin: papermill, nbclient, --json): declined. "
-        f'To send the defaults of its form instead, set "elicitation": "defaults" for "{server}" in the config.\n'
+        f'To send the defaults of its form instead, set "elicitation": "defaults" for "{server}" in the config.'
     )
     return types.ElicitResult(action="decline")
 
 
 async def _url(server: str, params: types.ElicitRequestURLParams, ask: Ask, notice: Notice) -> types.ElicitResult:
-    notice(f'[mcp2repl] MCP server "{server}" asks you to open a link: {params.message}\n  {params.url}\n')
+    notice(f'[mcp2repl] MCP server "{server}" asks you to open a link: {params.message}\n  {params.url}')
     reply = (await ask(f"Open {params.url} , then answer: done? [y]es / [n]o (decline) / [c]ancel: ")).strip().lower()
     return types.ElicitResult(action=_choice(reply))
 
@@ -93,7 +93,7 @@ async def _form(server: str, params: types.ElicitRequestFormParams, ask: Ask, no
     required = set(schema.get("required") or [])
     lines = [f'[mcp2repl] MCP server "{server}" asks: {params.message}']
     lines += [f"  {describe(name, prop, name in required)}" for name, prop in props.items()]
-    notice("\n".join(lines) + "\n")
+    notice("\n".join(lines))
     reply = await ask(f'Answer "{server}"? [y]es / [n]o (decline) / [c]ancel: ')
     action = _choice(reply.strip().lower())
     if action != "accept":
@@ -105,13 +105,13 @@ async def _form(server: str, params: types.ElicitRequestFormParams, ask: Ask, no
             try:
                 value = parse(text, prop, name in required)
             except Invalid as exc:
-                notice(f"[mcp2repl] {name}: {exc}; try again\n")
+                notice(f"[mcp2repl] {name}: {exc}; try again")
                 continue
             if value is not _OMIT:
                 content[name] = value
             break
         else:
-            notice(f"[mcp2repl] {name}: {TRIES} answers that do not fit; the request was cancelled\n")
+            notice(f"[mcp2repl] {name}: {TRIES} answers that do not fit; the request was cancelled")
             return types.ElicitResult(action="cancel")
     return types.ElicitResult(action="accept", content=content)
 
