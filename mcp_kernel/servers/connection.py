@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import logging
 import os
-import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +27,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_kernel import __version__
 
 from ..compat import session_closed
-from . import elicitation
+from .client_side import ClientSide, Person
 from .limits import ERROR_LIMIT, capped, capped_result, default_call_timeout, shorten, start_timeout, tidy, timeout_hint
 from .spec import ServerSpec
 from .stdio import StdioStatus, stdio_transport
-from .tasks import TaskRunner, runs_as_task
 
 log = logging.getLogger(__name__)
 
@@ -58,16 +56,11 @@ class Events:
     notice: Notice = lambda text: None  # a line for the user (stderr of the running cell)
     tools_changed: Callable[[ServerConnection], None] = lambda conn: None
     log_message: Callable[[ServerConnection, str, str], None] = lambda conn, level, text: None
-    #: who can answer an elicitation right now (the running cell's way to ask the person)
-    person: Callable[[], elicitation.Person] = lambda: elicitation.Person(None, in_cell=False)
+    person: Callable[[], Person] = lambda: Person(None, in_cell=False)  # who can answer an elicitation now
     resource_updated: Callable[[ServerConnection, str], None] = lambda conn, uri: None  # notifications/resources/updated
 
 
-#: One elicitation dialog at a time, across servers: two forms must not interleave their questions.
-_DIALOG = asyncio.Lock()
-
-
-class ServerConnection:
+class ServerConnection(ClientSide):
     """A live MCP client session to one configured server."""
 
     def __init__(self, spec: ServerSpec, log_dir: Path, events: Events | None = None, root_dir: Path | None = None) -> None:
@@ -93,10 +86,7 @@ class ServerConnection:
         self._refresh: asyncio.Future[None] | None = None
         self._http_status: str | None = None
         self.process: StdioStatus | None = None  # the current stdio process: exit status, stray output
-        #: the folders offered as the client's roots (None: no roots capability); api.setRoots changes them
-        self.roots: list[str] | None = None if spec.roots is False else list(spec.roots or [str(root_dir or Path.cwd())])
-        self.log_level: str | None = spec.log_level  # sent again after a reconnect
-        self._tasks = TaskRunner()
+        self._init_client_side(spec, root_dir or Path.cwd())
 
     # ---- life cycle ---------------------------------------------------------------------
 
@@ -183,8 +173,7 @@ class ServerConnection:
                             write,
                             logging_callback=self._on_log,
                             message_handler=self._on_message,
-                            elicitation_callback=self._on_elicit if self.spec.elicitation != "decline" else None,
-                            list_roots_callback=self._on_list_roots if self.roots is not None else None,
+                            **self._callbacks(),
                             client_info=CLIENT_INFO,
                         )
                     )
@@ -192,8 +181,7 @@ class ServerConnection:
                     self.server_info = init.server_info
                     self.capabilities = init.capabilities
                     self.tools = await _list_all_tools(session)
-                    if self.log_level is not None and init.capabilities.logging is not None:
-                        await _set_level(session, self.log_level)
+                    await self._after_initialize(session, init.capabilities)
                 self.session = session
                 self.state = "ready"
                 self.last_error = None
@@ -321,10 +309,7 @@ class ServerConnection:
         per_call = timeout is not None and timeout > 0
         limit = timeout if per_call else self.spec.timeout
         try:
-            if runs_as_task(self.tool_named(tool)):
-                result = await self._tasks.call(session, tool, args, limit, progress)
-            else:
-                result = await session.call_tool(tool, args, read_timeout_seconds=limit, progress_callback=progress)
+            result = await self._call_tool(session, tool, args, limit, progress)
         except MCPError as exc:
             if exc.error.code == types.REQUEST_TIMEOUT:
                 raise MCPError(types.REQUEST_TIMEOUT, self._timeout_hint(limit, per_call)) from None
@@ -361,9 +346,7 @@ class ServerConnection:
         limit = self.spec.timeout or default_call_timeout()
         try:
             async with asyncio.timeout(limit):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # subscribe_resource is deprecated in 2026-07-28; we speak 2025-11-25
-                    return await getattr(self.session, method)(*args)
+                return await getattr(self.session, method)(*args)
         except TimeoutError:
             hint = self._timeout_hint(limit, False)
             raise MCPError(types.REQUEST_TIMEOUT, f"no answer to {method} within {limit:g} s ({hint})") from None
@@ -398,38 +381,7 @@ class ServerConnection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._refresh = asyncio.ensure_future(self._refresh_quietly())
-        elif isinstance(message, types.ProgressNotification):  # a task's progress outlives its tools/call request
-            await self._tasks.on_progress(message.params)
-        elif isinstance(message, types.ResourceUpdatedNotification):
-            self.events.resource_updated(self, str(message.params.uri))
-
-    # ---- requests from the server -------------------------------------------------------------
-
-    async def _on_elicit(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        return await elicitation.answer(self.name, params, self.events.person(), self.spec.elicitation, self.events.notice, _DIALOG)
-
-    async def _on_list_roots(self, context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=Path(p).as_uri(), name=Path(p).name or p) for p in self.roots or []])
-
-    async def set_roots(self, paths: list[str]) -> None:
-        """Offer other folders as roots and tell the server (``notifications/roots/list_changed``)."""
-        if self.roots is None:
-            raise ValueError(f'server "{self.name}" was started with "roots": false, so it was told this client has no roots')
-        self.roots = list(paths)
-        if self.session is not None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # deprecated in 2026-07-28; this connection speaks 2025-11-25
-                await self.session.send_roots_list_changed()
-
-    async def set_log_level(self, level: str) -> None:
-        """``logging/setLevel``; remembered, so a reconnect sends it again."""
-        await self.wait_ready()
-        if self.capabilities is not None and self.capabilities.logging is None:
-            raise ValueError(f'server "{self.name}" does not offer logging (no "logging" capability), so it has no level to set')
-        assert self.session is not None
-        async with asyncio.timeout(self.spec.timeout or default_call_timeout()):
-            await _set_level(self.session, level)
-        self.log_level = level
+        await self._on_protocol_message(message)
 
     async def _refresh_quietly(self) -> None:
         try:
@@ -460,12 +412,6 @@ async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
         if not cursor:
             break
     return tools
-
-
-async def _set_level(session: ClientSession, level: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # deprecated in 2026-07-28; this connection speaks 2025-11-25
-        await session.set_logging_level(level)  # type: ignore[arg-type]
 
 
 def _file_safe(name: str) -> str:

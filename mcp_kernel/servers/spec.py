@@ -39,8 +39,6 @@ FILE_LIMIT = 1 << 20
 SECRET_MIN = 6
 
 
-
-
 @dataclass(frozen=True)
 class ServerSpec:
     """One server entry, normalised. Frozen: derive variants with :func:`dataclasses.replace`."""
@@ -71,7 +69,6 @@ class ServerSpec:
     @property
     def state(self) -> Literal["ok", "error"]:
         return "error" if self.error else "ok"
-
 
 
 class _Problem(Exception):
@@ -284,11 +281,8 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 def _protocol_keys(entry: Mapping[str, object], ctx: _Ctx) -> dict[str, object]:
     """``elicitation``, ``roots`` and ``log_level``: how the client side of the protocol behaves for this server."""
     out: dict[str, object] = {}
-    policy = entry.get("elicitation")
-    if policy is not None:
-        if policy not in ELICITATION:
-            raise _Problem("elicitation", f'must be "ask", "defaults" or "decline", got {_got(policy)}')
-        out["elicitation"] = policy
+    if (policy := entry.get("elicitation")) is not None and policy not in ELICITATION:
+        raise _Problem("elicitation", f'must be "ask", "defaults" or "decline", got {_got(policy)}')
     roots = entry.get("roots")
     if roots is False:
         out["roots"] = False
@@ -296,12 +290,9 @@ def _protocol_keys(entry: Mapping[str, object], ctx: _Ctx) -> dict[str, object]:
         if roots is True or not isinstance(roots, list) or not all(isinstance(r, str) and r.strip() for r in roots):
             raise _Problem("roots", f"must be a list of folder paths, or false for none, got {_got(roots)}")
         out["roots"] = tuple(os.path.normpath(_path(r, ctx.base_dir)) for r in roots)
-    level = entry.get("log_level")
-    if level is not None:
-        if level not in LOG_LEVELS:
-            raise _Problem("log_level", f"must be one of {', '.join(LOG_LEVELS)}, got {_got(level)}")
-        out["log_level"] = level
-    return out
+    if (level := entry.get("log_level")) is not None and level not in LOG_LEVELS:
+        raise _Problem("log_level", f"must be one of {', '.join(LOG_LEVELS)}, got {_got(level)}")
+    return out | {k: v for k, v in (("elicitation", policy), ("log_level", level)) if v is not None}
 
 
 def _transport(entry: Mapping[str, object], name: str, ctx: _Ctx) -> Literal["stdio", "http", "sse"]:
