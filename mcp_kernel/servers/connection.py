@@ -381,7 +381,8 @@ class ServerConnection(ClientSide):
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._refresh = asyncio.ensure_future(self._refresh_quietly())
-        await self._on_protocol_message(message)
+        elif isinstance(message, types.ProgressNotification | types.ResourceUpdatedNotification):
+            await self._on_protocol_message(message)
 
     async def _refresh_quietly(self) -> None:
         try:
