@@ -144,13 +144,21 @@ def choices(prop: dict[str, Any]) -> list[Any] | None:
     return None
 
 
+def _labels(prop: dict[str, Any]) -> list[str]:
+    """Each choice as typed, with its title when the schema gives one (``snake = Python snake species``)."""
+    source = prop.get("items") if prop.get("type") == "array" else prop
+    options = (source or {}).get("oneOf") or (source or {}).get("anyOf") or []
+    titles = {str(o["const"]): o["title"] for o in options if isinstance(o, dict) and "const" in o and o.get("title")}
+    return [f"{c} = {titles[str(c)]}" if str(c) in titles and titles[str(c)] != str(c) else str(c) for c in choices(prop) or []]
+
+
 def kind(prop: dict[str, Any]) -> str:
     """The field's type as the person reads it: ``integer 0–150``, ``one of: a, b``, ``yes/no``…"""
     allowed = choices(prop)
     if prop.get("type") == "array":
-        return "any of: " + ", ".join(map(str, allowed or [])) + " (comma-separated)"
+        return "any of: " + ", ".join(_labels(prop)) + " (comma-separated)"
     if allowed is not None:
-        return "one of: " + ", ".join(map(str, allowed))
+        return "one of: " + ", ".join(_labels(prop))
     if prop.get("type") == "boolean":
         return "yes/no"
     text = str(prop.get("type") or "string")

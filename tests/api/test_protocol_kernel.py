@@ -212,6 +212,24 @@ def test_server_everythings_task_tool_runs(k: KernelProcess) -> None:
     assert text.startswith("'# Research Report: x\\n")
 
 
+def test_a_task_that_asks_is_answered_through_stdin(k: KernelProcess) -> None:
+    """server-everything's ambiguous research task elicits on tasks/result (input_required); the person answers."""
+    if not EVERYTHING.exists():
+        pytest.skip("server-everything is not installed (run scripts/bootstrap.sh --test)")
+    k.run(f"await api.connect('everything', {{command: {json.dumps(str(EVERYTHING))}}})", 60)
+    try:
+        code = "(await mcp.everything.simulate_research_query({topic: 'python', ambiguous: true}, {timeout: 60})).split('\\n')[0]"
+        _, outputs, prompts = run_answering(k, code, ["y", "snake"])
+    finally:
+        k.run("await api.disconnect('everything')")
+    assert prompts == [
+        'Answer "everything"? [y]es / [n]o (decline) / [c]ancel: ',
+        "interpretation (one of: programming = Python programming language, snake = Python snake species, "
+        "comedy = Monty Python comedy group, required): ",
+    ]
+    assert value(outputs) == "'# Research Report: python (snake)'"
+
+
 # ---- roots, log level, subscriptions, cancellation ------------------------------------------------
 
 

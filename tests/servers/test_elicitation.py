@@ -19,7 +19,7 @@ TAGS = {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}}
 
 def test_fields_are_described_with_type_bounds_choices_and_default() -> None:
     assert describe("age", AGE, False) == "age (integer 0–150): Age in years [default: 30]"
-    assert describe("topic", TITLED, True) == "topic “Clarification” (one of: programming, snake, required)"
+    assert describe("topic", TITLED, True) == "topic “Clarification” (one of: programming = Python, snake = Snake, required)"
     assert describe("ok", {"type": "boolean", "default": False}, False) == "ok (yes/no) [default: no]"
     assert prompt("tags", TAGS, False) == "tags (any of: a, b, c (comma-separated)): "
     assert prompt("email", {"type": "string", "format": "email"}, True) == "email (string, email, required): "
