@@ -145,6 +145,7 @@ class Session:
         artifacts.register(self.engine, self.artifacts, self.redactor.text)
         self.servers = _Servers()
         self._askers: dict[str, Ask] = {}
+        self._ends: dict[str, asyncio.Event] = {}  # set when its cell ends: a server's question to it is over
         #: said once, on the first cell's stderr (and in the banner): how the last run ended
         self.startup_notes: list[str] = []
         if self.options.owner:  # a scan of a few small files, before any loop runs
@@ -154,8 +155,7 @@ class Session:
         limits = Limits(transfer_budget=int(self.options.transfer_budget_mb * (1 << 20)))
         tools = ToolsApi(self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text, limits, self._askers.get)
         tools.register(self.engine)
-        self.protocol = ProtocolApi(self.servers, self.options.cwd)
-        self.protocol.register(self.engine)
+        self.protocol = ProtocolApi(self.servers, self.options.cwd).register(self.engine)
         DiscoveryApi(self.servers).register(self.engine)
         AgentApi(self.servers, self.options.cwd).register(self.engine)
         TypesApi(self.servers).register(self.engine)
@@ -189,8 +189,7 @@ class Session:
                 # with config problems, unknown names stay callable: the call says what is wrong
                 catalog_changed=lambda snapshot: self.engine.set_data("catalog", {**snapshot, "problems": self.config.problems if self.config else []}),
                 log_message=self._server_log,
-                person=self._person,
-                resource_updated=self.protocol.updated,
+                person=self._person, resource_updated=self.protocol.updated,  # elicitation answers; subscription events
             )
             manager = module.ServerManager(events, root_dir=self.options.cwd)
             self.servers.loaded = manager
@@ -255,6 +254,7 @@ class Session:
         self._traces[cell] = trace
         if ask is not None:
             self._askers[cell] = ask
+        self._ends[cell] = asyncio.Event()
         if self.options.owner:
             rundir.current().record_cell(cell, code)
         if not self._noted and output is not None:  # a silent execution would swallow them
@@ -276,6 +276,7 @@ class Session:
             trace.finish()
             self._traces.pop(cell, None)
             self._askers.pop(cell, None)
+            self._ends.pop(cell, asyncio.Event()).set()
             self._summarise_logs(cell, out)
             await self._save_console(cell, out)
             if self.options.owner:
@@ -312,9 +313,8 @@ class Session:
     def _person(self) -> Any:
         """Who can answer a server's elicitation now: the running cell's asker (None without stdin)."""
         from .servers.elicitation import Person  # loaded with the server layer, off the start-up path
-
-        cell = self.engine.current_cell
-        return Person(self._askers.get(cell) if cell else None, in_cell=cell is not None)
+        cell = self.engine.current_cell or ""
+        return Person(self._askers.get(cell), in_cell=bool(cell), ended=self._ends.get(cell))
 
     def _summarise_logs(self, cell: str, out: Output) -> None:
         for key in [k for k in self._log_lines if k[0] == cell]:

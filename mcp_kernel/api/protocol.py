@@ -43,12 +43,13 @@ class ProtocolApi:
         self.subscriptions: dict[int, Subscription] = {}
         self._ids = itertools.count(1)
 
-    def register(self, engine: Engine) -> None:
+    def register(self, engine: Engine) -> ProtocolApi:
         self.engine = engine
         engine.register("api.setLogLevel", self.set_log_level)
         engine.register("api.setRoots", self.set_roots)
         engine.register("mcp.subscribe", self.subscribe)
         engine.register("mcp.unsubscribe", self.unsubscribe)
+        return self
 
     async def set_log_level(self, params: dict[str, Any], ctx: CallContext) -> Any:
         conn = _server_named(await self.servers.get(), params["server"])

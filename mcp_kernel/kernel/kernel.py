@@ -325,7 +325,11 @@ class MCPKernel(Kernel):
         context = copy_context()
 
         async def ask(prompt: str) -> str:
-            return await asyncio.to_thread(context.copy().run, compat.input_request, self, prompt)
+            stop = threading.Event()  # an interrupted cell abandons its question: the thread must stop waiting
+            try:
+                return await asyncio.to_thread(context.copy().run, compat.input_request, self, prompt, False, stop)
+            finally:
+                stop.set()
 
         return ask
 

@@ -33,10 +33,12 @@ CANCEL = ("c", "cancel")
 
 @dataclass
 class Person:
-    """Who can answer right now: ``ask`` (None: nobody, no stdin) and whether a cell is running."""
+    """Who can answer right now: ``ask`` (None: nobody, no stdin), whether a cell is running, and
+    when that cell ends (an interrupted cell must not leave a form waiting for ever)."""
 
     ask: Ask | None
     in_cell: bool
+    ended: asyncio.Event | None = None
 
 
 class Invalid(ValueError):
@@ -55,8 +57,21 @@ async def answer(
         return _unattended(server, params, policy, notice)
     async with lock:  # one dialog at a time: two forms must not interleave their questions
         if url:
-            return await _url(server, params, person.ask, notice)  # type: ignore[arg-type]
-        return await _form(server, params, person.ask, notice)  # type: ignore[arg-type]
+            dialog = asyncio.ensure_future(_url(server, params, person.ask, notice))  # type: ignore[arg-type]
+        else:
+            dialog = asyncio.ensure_future(_form(server, params, person.ask, notice))  # type: ignore[arg-type]
+        if person.ended is None:
+            return await dialog
+        ended = asyncio.ensure_future(person.ended.wait())
+        try:
+            await asyncio.wait({dialog, ended}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ended.cancel()
+        if dialog.done():
+            return dialog.result()
+        dialog.cancel()
+        notice(f'[mcp2repl] the cell ended before "{server}" got its answer: cancelled')
+        return types.ElicitResult(action="cancel")
 
 
 def _unattended(server: str, params: types.ElicitRequestParams, policy: str, notice: Notice) -> types.ElicitResult:

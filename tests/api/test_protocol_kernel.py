@@ -140,6 +140,18 @@ def test_a_form_can_be_declined_or_cancelled(k: KernelProcess) -> None:
     assert value(outputs) == {"action": "cancel"}
 
 
+def test_an_interrupt_while_a_question_waits_cancels_it(k: KernelProcess) -> None:
+    """The abandoned question stops waiting, so the next one gets its own answer."""
+    msg_id = k.kc.execute("await mcp.p.form()", allow_stdin=True)
+    request = k.kc.get_stdin_msg(timeout=60)
+    assert request["content"]["prompt"] == 'Answer "p"? [y]es / [n]o (decline) / [c]ancel: '
+    k.km.interrupt_kernel()
+    reply = k.reply(msg_id, 60)
+    assert reply["ename"] == "InterruptError", reply
+    _, outputs, prompts = run_answering(k, "await mcp.p.form()", ["n"])
+    assert value(outputs) == {"action": "decline"} and len(prompts) == 1
+
+
 def test_url_mode_shows_the_link(k: KernelProcess) -> None:
     _, outputs, prompts = run_answering(k, "await mcp.p.link()", ["y"])
     url = "https://example.com/connect?session=42"
