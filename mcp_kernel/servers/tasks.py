@@ -90,7 +90,7 @@ class TaskRunner:
                 task_id = None  # ended: nothing to cancel
                 return result
         except TimeoutError:
-            raise MCPError(types.REQUEST_TIMEOUT, f"task {task_id or ''} did not finish in time".replace("  ", " ")) from None
+            raise MCPError(types.REQUEST_TIMEOUT, f"task {task_id} did not finish in time" if task_id else "no task was created in time") from None
         finally:
             self._progress.pop(token, None)
             if task_id is not None:  # interrupted, timed out or failed while running: stop it on the server

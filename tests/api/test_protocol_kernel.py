@@ -213,6 +213,14 @@ def test_an_interrupt_cancels_the_task(k: KernelProcess, rec: Recorded) -> None:
     assert rec.wait_for("tasks/cancel")[-1] == {"event": "tasks/cancel", "taskId": created[-1]["taskId"]}
 
 
+def test_the_calls_time_limit_cancels_the_task(k: KernelProcess, rec: Recorded) -> None:
+    cell = k.run("await mcp.p.research({topic: 'slow', seconds: 30}, {timeout: 1})")
+    assert cell.error["evalue"] == "no answer within 1 s (set by this call's {timeout: 1})"
+    created = rec.events("task created")[-1]
+    # the call waits (bounded) for the answer to tasks/cancel before it fails, so it is recorded by now
+    assert rec.events("tasks/cancel")[-1] == {"event": "tasks/cancel", "taskId": created["taskId"]}
+
+
 def test_server_everythings_task_tool_runs(k: KernelProcess) -> None:
     if not EVERYTHING.exists():
         pytest.skip("server-everything is not installed (run scripts/bootstrap.sh --test)")
