@@ -7,6 +7,8 @@ This module imports nothing from mcp_kernel.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -69,6 +71,20 @@ def session_closed(session: Any) -> bool:
     return bool(getattr(dispatcher, "_closed", False))
 
 
+async def send_unvalidated(session: Any, request: Any) -> dict[str, Any]:
+    """Send a typed request and return its raw result, skipping the SDK's per-method result check.
+
+    A ``tools/call`` with ``task`` is answered by a ``CreateTaskResult``, but ``send_request``
+    checks every ``tools/call`` answer against ``CallToolResult`` and rejects it (mcp 2.3 has task
+    types and no client support for them). The caller validates the result itself. Done as
+    ``send_request`` does it: the session's stamp (protocol-version header), then its dispatcher.
+    """
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: dict[str, Any] = {}
+    session._stamp(data, opts)
+    return dict(await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts))
+
+
 # ---- ipykernel -------------------------------------------------------------------------------
 
 
@@ -116,15 +132,40 @@ async def dispatch_beside(kernel: Any, msg: Any, header: dict[str, Any], spawn: 
         kernel.set_parent(shell_ident, shell_parent, channel="shell")
 
 
-def input_request(kernel: Any, prompt: str, password: bool = False) -> str:
+def input_request(kernel: Any, prompt: str, password: bool = False, stop: threading.Event | None = None) -> str:
     """Ask the frontend for a line of input (Jupyter's input_request) and wait for the reply.
 
     ipykernel's public ``raw_input`` refuses unless the kernel set the private ``_allow_stdin``
     (IPython's kernel does in its own do_execute); the caller here has checked ``allow_stdin``.
-    Blocking: run it in a thread.
+    Blocking: run it in a thread. With ``stop``, the wait ends (EOFError) once it is set: ipykernel's
+    own ``_input_request`` waits for ever, so a question abandoned by an interrupted cell would
+    keep polling the stdin socket and take the answer meant for the next question.
     """
     ident = kernel._get_shell_context_var(kernel._shell_parent_ident)
-    return str(kernel._input_request(str(prompt), ident, kernel.get_parent("shell"), password=password))
+    if stop is None:
+        return str(kernel._input_request(str(prompt), ident, kernel.get_parent("shell"), password=password))
+    import zmq
+
+    socket, session = kernel.stdin_socket, kernel.session
+    parent = kernel.get_parent("shell")
+    with _STDIN:  # a zmq socket is not thread-safe: a question still being abandoned finishes first
+        with contextlib.suppress(zmq.Again):  # stale replies, as _input_request purges them
+            while True:
+                socket.recv_multipart(zmq.NOBLOCK)
+        session.send(socket, "input_request", {"prompt": str(prompt), "password": password}, parent, ident=ident)
+        while not stop.is_set():
+            readable, _, failed = zmq.select([socket], [], [socket], 0.05)
+            if readable or failed:
+                _, reply = session.recv(socket)
+                if reply is not None:
+                    value = str((reply.get("content") or {}).get("value", ""))
+                    if value == "\x04":
+                        raise EOFError
+                    return value
+    raise EOFError("the question was abandoned")
+
+
+_STDIN = threading.Lock()
 
 
 def protocol_version() -> str:

@@ -31,6 +31,7 @@ from .api.agent import AgentApi
 from .api.discovery import DiscoveryApi
 from .api.explain import explain
 from .api.login import LoginApi
+from .api.protocol import ProtocolApi
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
 from .api.types import TypesApi
 from .display import artifacts
@@ -38,6 +39,7 @@ from .display.artifacts import ArtifactStore, cell_stem, default_root, handle_js
 from .display.banner import banner_lines
 from .display.calltrace import CellTrace
 from .display.console import ConsoleBudget
+from .display.server_logs import ServerLogLines
 from .display.value import split_value
 from .engine import Engine, introspection
 from .engine.completeness import Verdict, classify
@@ -57,7 +59,6 @@ USES_SERVERS = re.compile(r"\b(?:mcp|tools|api)\b")
 #: Cells whose late output is still routed (older cells' late output goes to the log).
 KEPT_OUTPUTS = 500
 #: Log lines a server may show on one cell; the rest are counted and pointed to (api.serverLog).
-LOG_LINES_SHOWN = 20
 DEMO_NAME = "demo"
 
 Progress = Literal["display", "stderr", "off"]
@@ -138,13 +139,14 @@ class Session:
         self._traces: dict[str, CellTrace] = {}
         self._count = 0
         self._loading: asyncio.Task[None] | None = None
-        self._log_lines: dict[tuple[str, str], int] = {}  # (cell, server) -> log lines it sent
+        self._log_lines = ServerLogLines(self.notice)
         #: configured secrets, masked wherever text leaves the kernel (filled when the config is read)
         self.redactor = Redactor()
         self.artifacts = ArtifactStore(self.options.artifact_dir or default_root(self.options.cwd), config_files(self.options))
         artifacts.register(self.engine, self.artifacts, self.redactor.text)
         self.servers = _Servers()
         self._askers: dict[str, Ask] = {}
+        self._ends: dict[str, asyncio.Event] = {}  # set when its cell ends: a server's question to it is over
         #: said once, on the first cell's stderr (and in the banner): how the last run ended
         self.startup_notes: list[str] = []
         if self.options.owner:  # a scan of a few small files, before any loop runs
@@ -154,6 +156,7 @@ class Session:
         limits = Limits(transfer_budget=int(self.options.transfer_budget_mb * (1 << 20)))
         tools = ToolsApi(self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text, limits, self._askers.get)
         tools.register(self.engine)
+        self.protocol = ProtocolApi(self.servers, self.options.cwd).register(self.engine)
         DiscoveryApi(self.servers).register(self.engine)
         AgentApi(self.servers, self.options.cwd).register(self.engine)
         TypesApi(self.servers).register(self.engine)
@@ -191,8 +194,9 @@ class Session:
                 log_message=self._server_log,
                 show_login=self.login.present,  # OAuth: the login link, to the running cell's person
                 secret=self.redactor.add,  # tokens, masked like configured secrets
+                person=self._person, resource_updated=self.protocol.updated,  # elicitation answers; subscription events
             )
-            manager = module.ServerManager(events, log_dir=rundir.current().server_logs())
+            manager = module.ServerManager(events, log_dir=rundir.current().server_logs(), root_dir=self.options.cwd)
             self.servers.loaded = manager
             if self.config is not None:
                 manager.load(source, specs)
@@ -255,6 +259,7 @@ class Session:
         self._traces[cell] = trace
         if ask is not None:
             self._askers[cell] = ask
+        self._ends[cell] = asyncio.Event()
         if self.options.owner:
             rundir.current().record_cell(cell, code)
         if not self._noted and output is not None:  # a silent execution would swallow them
@@ -276,7 +281,9 @@ class Session:
             trace.finish()
             self._traces.pop(cell, None)
             self._askers.pop(cell, None)
-            self._summarise_logs(cell, out)
+            self._ends.pop(cell, asyncio.Event()).set()
+            if summary := self._log_lines.summary(cell):
+                out.stream("stderr", summary)
             await self._save_console(cell, out)
             if self.options.owner:
                 rundir.current().record_idle()
@@ -299,22 +306,18 @@ class Session:
         return Result(redact.data(result.data), error, result.calls, redact.data(result.value), result.artifacts)
 
     def _server_log(self, server: str, level: str, text: str) -> None:
-        """A server's log notification: shown on the running cell, up to LOG_LINES_SHOWN per server."""
+        """A server's log notification: on the running cell (a bounded number), else the kernel log."""
         cell = self.engine.current_cell
         if cell is None:
             log.info("%s", self.redactor.text(f"[{server}] {level}: {text}"))
-            return
-        count = self._log_lines.get((cell, server), 0) + 1
-        self._log_lines[(cell, server)] = count
-        if count <= LOG_LINES_SHOWN:
-            self.notice(f"[{server}] {level}: {text}\n")
+        else:
+            self._log_lines.add(cell, server, level, text)
 
-    def _summarise_logs(self, cell: str, out: Output) -> None:
-        for key in [k for k in self._log_lines if k[0] == cell]:
-            count = self._log_lines.pop(key)
-            if count > LOG_LINES_SHOWN:
-                server = key[1]
-                out.stream("stderr", f"[mcp2repl] … {count - LOG_LINES_SHOWN:,} more log lines from {server}: await api.serverLog({server!r})\n")
+    def _person(self) -> Any:
+        """Who can answer a server's elicitation now: the running cell's asker (None without stdin)."""
+        from .servers.elicitation import Person  # loaded with the server layer, off the start-up path
+        cell = self.engine.current_cell or ""
+        return Person(self._askers.get(cell), in_cell=bool(cell), ended=self._ends.get(cell))
 
     async def _save_console(self, cell: str, out: Output) -> None:
         """A cell whose console output passed its budget: the whole log becomes an artifact."""

@@ -90,9 +90,27 @@ A remote server in state `needs_login` needs an OAuth login: `await api.login("n
 continues when the browser comes back (calling one of its tools does the same). Tokens are kept and refreshed; where
 nobody can log in (papermill, nbclient) configure `"auth": {"type": "client_credentials", …}` or log in once interactively.
 
-resources and prompts [resource prompt uri template read list]
+resources and prompts [resource prompt uri template read list subscribe watch updated]
 `await mcp.<server>.resources.list()` and `.read(uri)` (`.templates()` for templates); `await
-mcp.<server>.prompts.list()` and `.get(name, args)`.
+mcp.<server>.prompts.list()` and `.get(name, args)`. `const sub = await mcp.<server>.resources.subscribe(uri, (e) =>
+...)` runs the callback on each update the server sends, also after the cell ended; `await sub.unsubscribe()` stops it.
+
+server questions [elicitation elicit ask input form answer question stdin decline defaults]
+A server may ask the person for input during a call (MCP elicitation). In JupyterLab and jupyter console each field is
+asked in turn (type, description, default, choices), checked against the server's schema and asked again when it does
+not fit; a link (URL mode) is shown to open. Where nobody can answer (papermill, nbclient, `mcp2repl --json`) the
+server's config decides: `"elicitation": "ask"` (default) declines with a notice, `"defaults"` sends the form's
+defaults, `"decline"` does not offer elicitation at all.
+
+task tools [task long running job background poll status cancel]
+Tools marked `execution.taskSupport` "required" or "optional" run as MCP tasks: `await` returns their result as for any
+tool, status messages and progress show in the live call display, an interrupt or the call's `{ timeout }` cancels
+the task on the server.
+
+roots and log level [roots folder directory workspace log level setLogLevel setRoots debug]
+Each server gets the kernel's working folder as its root (config `"roots": [paths]`, or `false` for none);
+`await api.setRoots(server, paths)` changes them and tells the server. `await api.setLogLevel(server, "debug")` (or
+config `"log_level"`) sets which log messages a server sends; they go to `api.serverLog(server)`.
 
 persistence [variable global state persist cells keep declare reuse]
 Top-level `const`, `let`, `function` and `class` declarations become globals that later cells see; re-running a cell

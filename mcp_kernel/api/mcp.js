@@ -141,6 +141,23 @@
     }
     const request = (method, ...args) => ns.call("mcp.request", { server: qualified, method, args });
     define(base, "resources", {
+      /**
+       * Watch a resource: `onUpdate({server, uri})` runs each time the server sends
+       * `notifications/resources/updated` for it, also after this cell ended (its output goes to
+       * this cell, as a timer's does). Returns `{uri, unsubscribe()}`.
+       */
+      subscribe: async (uri, onUpdate) => {
+        if (typeof onUpdate !== "function") throw new TypeError(`mcp.${server.safe}.resources.subscribe(uri, onUpdate): onUpdate must be a function`);
+        const { id } = await ns.call("mcp.subscribe", { server: qualified, uri: $.String(uri) });
+        $.mapSet(subscriptions, id, onUpdate);
+        return {
+          uri: $.String(uri),
+          unsubscribe: async () => {
+            $.mapDelete(subscriptions, id);
+            return ns.call("mcp.unsubscribe", { id });
+          },
+        };
+      },
       /** The server's resources: `[{uri, name, mimeType, description}]`. */
       list: async () => (await request("list_resources")).resources,
       /** Resource templates: `[{uriTemplate, name, …}]`. */
@@ -165,6 +182,15 @@
     const open = () => server.state !== "ready" || undecided();
     return lateBound(base, (prop) => toolFunction({ serverSafe: server.safe, toolSafe: prop }, `mcp.${server.safe}.${prop}`), open);
   }
+
+  // resource subscriptions: id -> callback; Python posts an event per update, to the subscribing cell
+  const subscriptions = new $.Map();
+  ns.onData("mcp.resourceUpdated", (event) => {
+    const fn = $.mapGet(subscriptions, event.id);
+    if (!fn) return;
+    const out = fn({ server: event.server, uri: event.uri });
+    if (out && typeof out.then === "function") ns.tracked(out); // a rejection is reported, not lost
+  });
 
   let mcpTarget = {};
   let toolsTarget = {};
@@ -282,6 +308,24 @@
    * @returns {Promise<*>}
    */
   api.serverLog = (name, options) => ns.call("api.serverLog", { name: $.String(name), lines: (options || {}).lines });
+  /**
+   * Ask a server to send log messages from `level` up (MCP `logging/setLevel`). They go to
+   * `api.serverLog(server)` and, up to a limit, to the running cell's stderr. Kept across reconnects;
+   * the config's `"log_level"` sets it at start.
+   * @param {string} server
+   * @param {"debug"|"info"|"notice"|"warning"|"error"|"critical"|"alert"|"emergency"} level
+   * @returns {Promise<{server: string, level: string}>}
+   */
+  api.setLogLevel = (server, level) => ns.call("api.setLogLevel", { server: $.String(server), level });
+  /**
+   * Offer other folders as the client's roots to a server (relative paths: from the kernel's
+   * folder) and tell it with `notifications/roots/list_changed`. By default each server gets the
+   * kernel's working folder; the config's `"roots"` (a list, or `false` for none) sets them at start.
+   * @param {string} server
+   * @param {string[]} paths
+   * @returns {Promise<{server: string, roots: string[]}>}
+   */
+  api.setRoots = (server, paths) => ns.call("api.setRoots", { server: $.String(server), paths });
   /**
    * The tool calls made by this cell so far: server, tool, ok, duration.
    * @returns {Promise<{server: string, tool: string, ok: boolean, ms: number, bytesIn: number, bytesOut: number, error: string | null}[]>}

@@ -70,6 +70,8 @@ declare namespace mcp2repl {
     templates(): Promise<{ uriTemplate: string; name: string; mimeType?: string; description?: string }[]>;
     /** A resource's contents: text (parsed when JSON), a blob item, or a list when several. */
     read(uri: string): Promise<any>;
+    /** Run `onUpdate` on each update of the resource the server sends; `unsubscribe()` stops it. */
+    subscribe(uri: string, onUpdate: (event: { server: string; uri: string }) => unknown): Promise<{ uri: string; unsubscribe(): Promise<boolean> }>;
   }
   /** `mcp.<server>.prompts`. */
   interface ServerPrompts {

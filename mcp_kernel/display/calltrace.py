@@ -87,8 +87,9 @@ class CellTrace:
     def progress(self, call: Call, done: float, total: float | None, message: str | None) -> None:
         call.progress = (done, total, message)
         if self.mode == "stderr" and self.stderr is not None:
-            pct = f"{done / total:.0%}" if total else f"{done:g}"
-            self.stderr(f"[{call.server}.{call.tool}] {pct}{' ' + message if message else ''}\n")
+            # a task's status message comes without numbers (done 0, no total)
+            pct = f"{done / total:.0%}" if total else f"{done:g}" if done or not message else ""
+            self.stderr(f"[{call.server}.{call.tool}] {' '.join(filter(None, [pct, message]))}\n")
         self._refresh()
 
     def end(self, call: Call, ok: bool, bytes_in: int = 0, error: str | None = None) -> None:
@@ -159,16 +160,19 @@ class CellTrace:
         names = ", ".join(shown) + (f" +{len(counts) - MAX_NAMES} more tools" if len(counts) > MAX_NAMES else "")
         line = f"⏳ {self.summary()} · in flight: {names or '–'}"
         plain, bar = line, ""
-        with_progress = [c for c in flying if c.progress and c.progress[1]]
+        with_progress = [c for c in flying if c.progress and (c.progress[1] or c.progress[2])]
         if with_progress:
             done, total, message = with_progress[-1].progress  # type: ignore[misc]
             frac = max(0.0, min(1.0, done / total)) if total else 0.0
             label = message or f"{frac:.0%}"
-            plain += f"\n  {'█' * round(frac * 20)}{'░' * (20 - round(frac * 20))} {label}"
-            bar = (
-                f'<div style="margin:2px 0"><progress value="{frac:.3f}" max="1" style="width:12em"></progress> '
-                f"{html.escape(label)}</div>"
-            )
+            if total:
+                plain += f"\n  {'█' * round(frac * 20)}{'░' * (20 - round(frac * 20))} {label}"
+                meter = f'<progress value="{frac:.3f}" max="1" style="width:12em"></progress> '
+            else:  # a status message alone (an MCP task says what it is doing)
+                plain += f"\n  {label}"
+                meter = ""
+            bar = f'<div style="margin:2px 0">{meter}{html.escape(label)}</div>'
+
         # text/plain too: nbclient agents and terminals read only that
         return {"text/plain": plain, "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace">{html.escape(line)}{bar}</div>'}
 

@@ -107,6 +107,15 @@ class Engine:
         if self._v8 is not None:
             self.bridge.send_data(key, value)
 
+    def post(self, cell: str, key: str, value: Any) -> None:
+        """An event for ``__mcp2repl.onData(key, fn)`` that belongs to ``cell`` (its output goes there).
+
+        Unlike :meth:`set_data` it is not kept for a rebuilt context: it happened once.
+        JS runs it whenever the engine is free, also between cells, like a timer.
+        """
+        if self._v8 is not None:
+            self.bridge.enqueue(cell, json.dumps(["data", key, value], ensure_ascii=False))
+
     # ---- life cycle ---------------------------------------------------------------------
 
     async def start(self) -> None:

@@ -320,8 +320,16 @@ class MCPKernel(Kernel):
         request's context): the event loop keeps serving the cell's tool calls and interrupts.
         """
 
+        # this request's context, taken now: a server's elicitation asks from the SDK's own task,
+        # where ipykernel's shell parent (a context variable) is not this cell's
+        context = copy_context()
+
         async def ask(prompt: str) -> str:
-            return await asyncio.to_thread(copy_context().run, compat.input_request, self, prompt)
+            stop = threading.Event()  # an interrupted cell abandons its question: the thread must stop waiting
+            try:
+                return await asyncio.to_thread(context.copy().run, compat.input_request, self, prompt, False, stop)
+            finally:
+                stop.set()
 
         return ask
 

@@ -29,7 +29,8 @@ from mcp_kernel import __version__
 from ..compat import session_closed
 from .auth import LoginHooks
 from .authspec import login_advice
-from .limits import ERROR_LIMIT, capped, capped_result, default_call_timeout, shorten, start_timeout, task_support_note, tidy, timeout_hint
+from .client_side import ClientSide, Person
+from .limits import ERROR_LIMIT, capped, capped_result, default_call_timeout, shorten, start_timeout, tidy, timeout_hint
 from .remote import HttpTrace, describe_remote, open_remote
 from .spec import ServerSpec
 from .stdio import StdioStatus, stdio_transport
@@ -60,12 +61,14 @@ class Events:
     log_message: Callable[[ServerConnection, str, str], None] = lambda conn, level, text: None
     show_login: Callable[[str, str], bool] = lambda server, url: False
     secret: Callable[[Any], None] = lambda values: None  # OAuth: show a login link to a person (False: none), mask tokens
+    person: Callable[[], Person] = lambda: Person(None, in_cell=False)  # who can answer an elicitation now
+    resource_updated: Callable[[ServerConnection, str], None] = lambda conn, uri: None  # notifications/resources/updated
 
 
-class ServerConnection:
+class ServerConnection(ClientSide):
     """A live MCP client session to one configured server."""
 
-    def __init__(self, spec: ServerSpec, log_dir: Path, events: Events | None = None) -> None:
+    def __init__(self, spec: ServerSpec, log_dir: Path, events: Events | None = None, root_dir: Path | None = None) -> None:
         #: the call timeout as configured (None: the default); ``spec.timeout`` is the effective one
         self.configured_timeout = spec.timeout
         limit = tidy(spec.timeout) if spec.timeout is not None else default_call_timeout()
@@ -89,6 +92,7 @@ class ServerConnection:
         self._http = HttpTrace()
         self._deadline: asyncio.Timeout | None = None  # the start-up limit, paused while a person logs in
         self.process: StdioStatus | None = None  # the current stdio process: exit status, stray output
+        self._init_client_side(spec, root_dir or Path.cwd())
 
     # ---- life cycle ---------------------------------------------------------------------
 
@@ -168,15 +172,16 @@ class ServerConnection:
                 # left in this very task, and wait_for would run the entry in another one.
                 async with asyncio.timeout(start_timeout()) as self._deadline:
                     read, write = await self._open_transport(stack)
-                    # no sampling or elicitation callback: the client then advertises neither
-                    # capability, where it used to claim both and decline every request; no
-                    # session-wide read timeout: start-up has its own limit, each request its own
+                    # no sampling callback: the client then does not advertise it; elicitation and
+                    # roots only when configured to answer (the capability is fixed at initialize);
+                    # no session-wide read timeout: start-up has its own limit, each request its own
                     session = await stack.enter_async_context(
                         ClientSession(
                             read,
                             write,
                             logging_callback=self._on_log,
                             message_handler=self._on_message,
+                            **self._callbacks(),
                             client_info=CLIENT_INFO,
                         )
                     )
@@ -184,6 +189,7 @@ class ServerConnection:
                     self.server_info = init.server_info
                     self.capabilities = init.capabilities
                     self.tools = await _list_all_tools(session)
+                    await self._after_initialize(session, init.capabilities)
                 self._deadline = None  # a login later on (a revoked token) has no start-up limit to pause
                 self.session = session
                 self.state = "ready"
@@ -295,13 +301,10 @@ class ServerConnection:
         session = self.session
         if session is None:
             raise ServerUnavailable(f'MCP server "{self.name}" is unavailable: {self.last_error}')
-        note = task_support_note(self.tool_named(tool))
-        if note is not None:
-            raise MCPError(types.METHOD_NOT_FOUND, note)
         per_call = timeout is not None and timeout > 0
         limit = timeout if per_call else self.spec.timeout
         try:
-            result = await session.call_tool(tool, args, read_timeout_seconds=limit, progress_callback=progress)
+            result = await self._call_tool(session, tool, args, limit, progress)
         except MCPError as exc:
             if exc.error.code == types.REQUEST_TIMEOUT:
                 raise MCPError(types.REQUEST_TIMEOUT, self._timeout_hint(limit, per_call)) from None
@@ -373,6 +376,8 @@ class ServerConnection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._refresh = asyncio.ensure_future(self._refresh_quietly())
+        elif isinstance(message, types.ProgressNotification | types.ResourceUpdatedNotification):
+            await self._on_protocol_message(message)
 
     async def _refresh_quietly(self) -> None:
         try:

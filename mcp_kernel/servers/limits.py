@@ -3,7 +3,7 @@
 Time: every request has a limit (the call's, the server's configured ``timeout``, else a generous
 default), so a server that hangs or answers with the wrong id cannot hold a cell forever when no
 one is there to interrupt it. Size: error messages a server sends (some send 100 KB) are cut
-before users see them. And tools this kernel cannot run yet (MCP task tools) are named as such.
+before users see them.
 """
 
 from __future__ import annotations
@@ -51,18 +51,6 @@ def timeout_hint(server: str, limit: float | None, *, per_call: bool, configured
     else:
         hint = 'the default, MCP2REPL_CALL_TIMEOUT; to wait longer pass {timeout: seconds} to the call or set "timeout" for the server in its config'
     return f"{hint}; meanwhile {problems}" if problems else hint
-
-
-def task_support_note(tool: types.Tool | None) -> str | None:
-    """Why this kernel cannot call ``tool`` yet, for tools that run only as MCP tasks; else None.
-
-    Such a server answers a plain call with a raw -32601; the api layer can show the same
-    sentence in ``api.describeTool``.
-    """
-    execution = getattr(tool, "execution", None)
-    if getattr(execution, "task_support", None) != "required":
-        return None
-    return 'this tool runs only as an MCP task (execution.taskSupport "required"), and mcp2repl does not run task tools yet'
 
 
 def capped(exc: MCPError) -> MCPError:

@@ -21,6 +21,7 @@ import mcp_types as types
 from .catalog import Catalog, ToolEntry, ToolLookupError, import_jsonschema
 from .config import ServerSpec
 from .connection import Events, Progress, ServerConnection
+from .elicitation import Person
 from .shapes import ObservedShapes
 
 import_jsonschema()  # this module loads off the kernel's start-up path; pay for jsonschema here
@@ -39,6 +40,9 @@ class ManagerEvents:
     #: OAuth: show a login link to the person at the running cell (False: nobody there); mask new tokens
     show_login: Callable[[str, str], bool] = lambda server, url: False
     secret: Callable[[Any], None] = lambda values: None
+    #: who can answer a server's elicitation now (the session knows the running cell and its stdin)
+    person: Callable[[], Person] = lambda: Person(None, in_cell=False)
+    resource_updated: Callable[[str, str], None] = lambda server, uri: None  # notifications/resources/updated
 
 
 @dataclass
@@ -55,8 +59,9 @@ class ServerRow:
 class ServerManager:
     """Owns every ServerConnection and the catalog built from their tools."""
 
-    def __init__(self, events: ManagerEvents | None = None, log_dir: Path | None = None) -> None:
+    def __init__(self, events: ManagerEvents | None = None, log_dir: Path | None = None, root_dir: Path | None = None) -> None:
         self.events = events or ManagerEvents()
+        self.root_dir = root_dir or Path.cwd()  # offered as the client's root unless a server's "roots" says otherwise
         self.source = "none"
         self.configured: set[str] = set()  # names that came from the config (the rest: api.connect)
         self.connections: dict[str, ServerConnection] = {}
@@ -85,8 +90,10 @@ class ServerManager:
             log_message=self._server_log,
             show_login=lambda server, url: self.events.show_login(server, url),
             secret=lambda values: self.events.secret(values),
+            person=lambda: self.events.person(),
+            resource_updated=lambda conn, uri: self.events.resource_updated(conn.name, uri),
         )
-        conn = ServerConnection(spec, self.log_dir, events)
+        conn = ServerConnection(spec, self.log_dir, events, root_dir=self.root_dir)
         self.connections[spec.name] = conn
         conn.start()
         if not spec.error:

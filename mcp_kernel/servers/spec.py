@@ -40,8 +40,6 @@ FILE_LIMIT = 1 << 20
 SECRET_MIN = 6
 
 
-
-
 @dataclass(frozen=True)
 class ServerSpec:
     """One server entry, normalised. Frozen: derive variants with :func:`dataclasses.replace`."""
@@ -61,6 +59,11 @@ class ServerSpec:
     #: ask before a tool annotated destructiveHint runs (None: the config's top-level "confirm_destructive")
     confirm_destructive: bool | None = None
     allow_destructive: tuple[str, ...] = ()  # tools that run without asking
+    #: what to do when the server asks the user for input (MCP elicitation): see servers/elicitation.py
+    elicitation: Literal["ask", "defaults", "decline"] = "ask"
+    #: the client's roots: None offers the kernel's working directory, False offers none (no capability)
+    roots: tuple[str, ...] | Literal[False] | None = None
+    log_level: str | None = None  # sent as logging/setLevel once connected (None: the server's own default)
     error: str | None = None  # set when this entry cannot be used; the full message, file and server included
     #: values that must never be shown: substituted values, header and env values, URL credentials and queries
     secrets: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
@@ -68,7 +71,6 @@ class ServerSpec:
     @property
     def state(self) -> Literal["ok", "error"]:
         return "error" if self.error else "ok"
-
 
 
 class _Problem(Exception):
@@ -273,6 +275,28 @@ def _command(entry: Mapping[str, object]) -> tuple[str, list[str]]:
     raise _Problem("command", f"must be a string or a non-empty list of strings, got {_got(cmd)}")
 
 
+ELICITATION = ("ask", "defaults", "decline")
+#: The MCP (syslog) levels, lowest first.
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def _protocol_keys(entry: Mapping[str, object], ctx: _Ctx) -> dict[str, object]:
+    """``elicitation``, ``roots`` and ``log_level``: how the client side of the protocol behaves for this server."""
+    out: dict[str, object] = {}
+    if (policy := entry.get("elicitation")) is not None and policy not in ELICITATION:
+        raise _Problem("elicitation", f'must be "ask", "defaults" or "decline", got {_got(policy)}')
+    roots = entry.get("roots")
+    if roots is False:
+        out["roots"] = False
+    elif roots is not None:
+        if roots is True or not isinstance(roots, list) or not all(isinstance(r, str) and r.strip() for r in roots):
+            raise _Problem("roots", f"must be a list of folder paths, or false for none, got {_got(roots)}")
+        out["roots"] = tuple(os.path.normpath(_path(r, ctx.base_dir)) for r in roots)
+    if (level := entry.get("log_level")) is not None and level not in LOG_LEVELS:
+        raise _Problem("log_level", f"must be one of {', '.join(LOG_LEVELS)}, got {_got(level)}")
+    return out | {k: v for k, v in (("elicitation", policy), ("log_level", level)) if v is not None}
+
+
 def _transport(entry: Mapping[str, object], name: str, ctx: _Ctx) -> Literal["stdio", "http", "sse"]:
     kind = entry.get("type")
     if kind is not None:
@@ -329,6 +353,7 @@ def _parse(name: str, raw: object, ctx: _Ctx) -> ServerSpec:
             "tool_filter": ToolFilter(deny=_selectors(blocked, "blocked_tools")) if blocked is not None else ALL_TOOLS,
             "confirm_destructive": confirm,
             "allow_destructive": tuple(_strings(entry.get("allow_destructive"), "allow_destructive")),
+            **_protocol_keys(entry, ctx),
         }
         if transport != "stdio":
             url = entry.get("url")

@@ -114,9 +114,10 @@ def test_empty_answers_say_what_was_searched(k: KernelProcess) -> None:
     cell = k.run("await api.guide('xyzzy')")
     assert cell.text == "[]"
     assert cell.stderr == (
-        '[mcp2repl] api.guide: No guidance matches "xyzzy" (searched 21 topics: titles, keywords and texts). Topics: calling '
+        '[mcp2repl] api.guide: No guidance matches "xyzzy" (searched 24 topics: titles, keywords and texts). Topics: calling '
         "tools, argument checks, results, errors, agent steps, agent commands, reading errors, loading helpers, concurrency, "
-        "timeouts, interrupts, printing, artifacts, display, discovery, servers, login, resources and prompts, persistence, timers, "
+        "timeouts, interrupts, printing, artifacts, display, discovery, servers, login, resources and prompts, server questions, "
+        "task tools, roots and log level, persistence, timers, "
         'progress. To find tools, use api.searchTools("xyzzy").\n'
     )
     assert k.run("(await api.guide('xyzzy')).length + (await api.library('nonexistentzzz')).length").text == "0"

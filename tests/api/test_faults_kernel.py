@@ -166,15 +166,13 @@ def test_a_huge_error_message_is_cut(kernel: Kernel) -> None:
     assert (cell.error["ename"], cell.error["evalue"]) == ("ToolError", "E" * 2000 + "… (98,000 more characters cut)")
 
 
-def test_a_tool_that_needs_tasks_says_so(kernel: Kernel) -> None:
+def test_a_tool_that_needs_tasks_runs_as_a_task(kernel: Kernel) -> None:
+    """server-everything's simulate-research-query has taskSupport "required": it runs as an MCP task."""
     if not EVERYTHING.exists():
         pytest.skip("server-everything is not installed (run scripts/bootstrap.sh --test)")
-    cell = kernel.run(f"await api.connect('everything', {{command: {json.dumps(str(EVERYTHING))}}}); await mcp.everything.simulate_research_query({{topic: 'x'}})")
+    cell = kernel.run(f"await api.connect('everything', {{command: {json.dumps(str(EVERYTHING))}}}); await mcp.everything.simulate_research_query({{topic: 'x'}}, {{timeout: 60}})", 90)
     kernel.run("await api.disconnect('everything')")
-    assert (cell.error["ename"], cell.error["evalue"]) == (
-        "ToolError",
-        'this tool runs only as an MCP task (execution.taskSupport "required"), and mcp2repl does not run task tools yet',
-    )
+    assert cell.text.startswith("'# Research Report: x\\n")
 
 
 # ---- no orphans ----------------------------------------------------------------------------------

@@ -28,6 +28,11 @@ from mcp_kernel.api.guide import guide
         ("how do I call a tool", "calling tools"),
         ("progress", "progress"),
         ("live progress bar", "progress"),
+        ("server asks for input", "server questions"),
+        ("elicitation without stdin", "server questions"),
+        ("long running task", "task tools"),
+        ("set log level", "roots and log level"),
+        ("subscribe to a resource", "resources and prompts"),
     ],
 )
 def test_guide_ranking(query, topic):
@@ -46,8 +51,9 @@ def test_guide_shape():
 def test_no_match_note_lists_every_topic():
     assert guide("xyzzy") == []
     assert guide_module.no_match_note(" xyzzy ") == (
-        'No guidance matches "xyzzy" (searched 21 topics: titles, keywords and texts). Topics: calling tools, argument checks, '
+        'No guidance matches "xyzzy" (searched 24 topics: titles, keywords and texts). Topics: calling tools, argument checks, '
         "results, errors, agent steps, agent commands, reading errors, loading helpers, concurrency, timeouts, interrupts, "
-        "printing, artifacts, display, discovery, servers, login, resources and prompts, persistence, timers, progress. "
+        "printing, artifacts, display, discovery, servers, login, resources and prompts, server questions, task tools, "
+        "roots and log level, persistence, timers, progress. "
         'To find tools, use api.searchTools("xyzzy").'
     )

@@ -42,7 +42,7 @@ def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelProcess]:
     }
     (cwd / "mcp.json").write_text(json.dumps(config))
     kernel = KernelProcess(cwd)
-    kernel.value("await api.servers({ wait: true }); 1", timeout=60)
+    kernel.wait_for_servers()  # server-everything may log on this cell (it logs the roots it was given)
     yield kernel
     kernel.close()
 

@@ -88,3 +88,18 @@ def test_many_calls_in_flight_are_grouped_by_tool(monkeypatch: pytest.MonkeyPatc
     line = published[-1]["text/plain"]
     assert line.endswith(" · in flight: everything.echo ×158, x.b ×2, x.a, x.c +1 more tools"), line
     assert line.startswith("⏳ 163 tool calls, ")
+
+
+def test_a_status_message_without_numbers_is_shown_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An MCP task's status message comes as progress without done or total: no bar, no "0"."""
+    monkeypatch.setattr(calltrace, "UPDATES_PER_SECOND", 1e9)
+    lines: list[str] = []
+    trace = CellTrace(publish=None, mode="stderr", stderr=lines.append)
+    trace.progress(trace.begin("p", "research", 0), 0, None, "Reading...")
+    assert lines == ["[p.research] Reading...\n"]
+    published: list[dict] = []
+    trace = CellTrace(publish=lambda bundle, update: published.append(bundle))
+    trace.started -= calltrace.SHOW_AFTER + 0.1
+    trace.progress(trace.begin("p", "research", 0), 0, None, "Reading...")
+    assert published[-1]["text/plain"].endswith(" · in flight: p.research\n  Reading...")
+    assert '<div style="margin:2px 0">Reading...</div>' in published[-1]["text/html"]

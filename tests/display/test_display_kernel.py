@@ -158,13 +158,17 @@ def test_progress_can_be_switched_off(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="npm test servers not installed (scripts/bootstrap.sh --test)")
-def test_elicitation_and_sampling_are_not_claimed(k: KernelProcess) -> None:
-    """The kernel could only decline them, so it no longer advertises either capability; servers that
-    check (server-everything does) then leave out the tools that need them."""
+def test_elicitation_is_claimed_where_it_can_be_answered_and_sampling_is_not(k: KernelProcess) -> None:
+    """Elicitation is advertised under the default policy ("ask": a person, or a clear decline when
+    nobody can answer) and "defaults"; sampling, which the kernel can only decline, is not. Servers
+    that check (server-everything does) offer or leave out the tools that need them accordingly."""
+    asking = lambda names: sorted(n for n in names if n.startswith(("trigger_elicitation", "trigger_sampling", "trigger_url_elicitation")))  # noqa: E731
     k.run(f"await api.connect('everything', {{ command: {json.dumps(str(EVERYTHING))} }})")
     names = k.json("Object.keys(mcp.everything)")
     assert "echo" in names
-    assert [n for n in names if n.startswith(("trigger_elicitation", "trigger_sampling", "trigger_url_elicitation"))] == []
+    assert asking(names) == ["trigger_elicitation_request", "trigger_url_elicitation"]
+    k.run(f"await api.connect('everything', {{ command: {json.dumps(str(EVERYTHING))}, elicitation: 'decline' }})")
+    assert asking(k.json("Object.keys(mcp.everything)")) == []
 
 
 def test_console_flood_is_cut_and_kept_as_an_artifact(tmp_path: Path) -> None:

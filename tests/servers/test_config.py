@@ -219,6 +219,10 @@ def test_command_string_naming_an_existing_path_with_spaces_is_not_split(tmp_pat
         ({"command": "x", "description": ["a"]}, '"description" must be a string, got ["a"]'),
         ({"command": "x", "disabled": "yes"}, '"disabled" must be true or false, got "yes"'),
         ({"command": "x", "enabled": 0}, '"enabled" must be true or false, got 0'),
+        ({"command": "x", "elicitation": "always"}, '"elicitation" must be "ask", "defaults" or "decline", got "always"'),
+        ({"command": "x", "roots": "/data"}, '"roots" must be a list of folder paths, or false for none, got "/data"'),
+        ({"command": "x", "roots": True}, '"roots" must be a list of folder paths, or false for none, got true'),
+        ({"command": "x", "log_level": "verbose"}, '"log_level" must be one of debug, info, notice, warning, error, critical, alert, emergency, got "verbose"'),
         (None, 'must be an object with "command" or "url", got null'),
         (7, 'must be an object with "command" or "url", got 7'),
     ],
@@ -227,6 +231,15 @@ def test_field_errors(entry, message):
     spec = parse_spec("db", entry, environ={})
     assert spec.error == f'server "db": {message}'
     assert spec.state == "error"
+
+
+def test_protocol_keys(tmp_path):
+    """elicitation, roots (relative to the config's folder) and log_level; their defaults otherwise."""
+    spec = parse_spec("db", {"command": "x", "elicitation": "defaults", "roots": ["data", "/srv"], "log_level": "info"}, base_dir=tmp_path)
+    assert (spec.error, spec.elicitation, spec.roots, spec.log_level) == (None, "defaults", (str(tmp_path / "data"), "/srv"), "info")
+    assert parse_spec("db", {"command": "x", "roots": False}).roots is False
+    plain = parse_spec("db", {"command": "x"})
+    assert (plain.elicitation, plain.roots, plain.log_level) == ("ask", None, None)
 
 
 def test_wrong_field_type_breaks_only_that_server(proj, env):

@@ -25,7 +25,7 @@ from test_stdio import marked, wait_unmarked
 
 import mcp_kernel
 from mcp_kernel.servers.connection import ServerConnection, ServerUnavailable
-from mcp_kernel.servers.limits import capped_result, task_support_note
+from mcp_kernel.servers.limits import capped_result
 from mcp_kernel.servers.manager import ManagerEvents, ServerManager
 from mcp_kernel.servers.spec import ServerSpec, parse_spec
 
@@ -353,20 +353,35 @@ def test_client_info_and_capabilities(tmp_path: Path) -> None:
     run(hostile("record", "--record", str(record)), body)
     (params,) = [__import__("json").loads(line) for line in record.read_text().splitlines()]
     assert params["clientInfo"] == {"name": "mcp2repl", "version": mcp_kernel.__version__}
-    assert params["capabilities"] == {}  # no sampling, no elicitation: we would decline both
+    # no sampling (we would decline it); elicitation (a person or the config answers) and roots (the kernel's folder)
+    assert params["capabilities"] == {"elicitation": {"form": {}, "url": {}}, "roots": {"listChanged": True}}
 
 
-def test_a_tool_that_requires_tasks_says_so() -> None:
-    if not EVERYTHING.exists():
-        pytest.skip("server-everything is not installed (run scripts/bootstrap.sh --test)")
+def test_capabilities_follow_the_config(tmp_path: Path) -> None:
+    record = tmp_path / "initialize.jsonl"
 
     async def body(r: Run, conn: Any) -> None:
-        tool = conn.tool_named("simulate-research-query")
-        note = 'this tool runs only as an MCP task (execution.taskSupport "required"), and mcp2repl does not run task tools yet'
-        assert task_support_note(tool) == note
-        assert task_support_note(conn.tool_named("echo")) is None
-        error = await error_of(conn.call_tool("simulate-research-query", {"topic": "x"}))
-        assert (type(error), error.error.code, error.error.message) == (MCPError, -32601, note)
+        assert (await conn.call_tool("call", {})).content[0].text == "ok"
+
+    run(hostile("record", "--record", str(record), elicitation="decline", roots=False), body)
+    (params,) = [__import__("json").loads(line) for line in record.read_text().splitlines()]
+    assert params["capabilities"] == {}  # nothing to answer with: nothing claimed
+
+
+def test_a_tool_that_requires_tasks_runs_as_a_task() -> None:
+    """server-everything's simulate-research-query (taskSupport "required", TypeScript SDK) runs
+    through tools/call + task, tasks/get and tasks/result; its status messages arrive as progress."""
+    if not EVERYTHING.exists():
+        pytest.skip("server-everything is not installed (run scripts/bootstrap.sh --test)")
+    seen: list[str | None] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    async def body(r: Run, conn: Any) -> None:
+        result = await conn.call_tool("simulate-research-query", {"topic": "tides"}, progress=progress)
+        assert result.content[0].text.startswith("# Research Report: tides\n")
+        assert "Generating report..." in seen
 
     run(parse_spec("everything", {"command": str(EVERYTHING)}), body)
 
