@@ -52,7 +52,10 @@ def entry_for(scenario: str, url: str, context: dict[str, Any], folder: Path) ->
         auth = {"type": "oauth", "client_id": context["client_id"], "client_secret": "${CONFORMANCE_SECRET}", "open_with": opener}
     else:
         auth = {"type": "oauth", "client_id": CIMD_URL, "open_with": opener}
-    return {"url": url, "auth": auth}
+    entry: dict[str, Any] = {"url": url, "auth": auth}
+    if scenario.startswith("elicitation"):
+        entry["elicitation"] = "defaults"  # the adapter runs headless: the form's defaults answer
+    return entry
 
 
 def cells_for(scenario: str) -> list[str]:

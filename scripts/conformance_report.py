@@ -12,7 +12,6 @@ from pathlib import Path
 
 #: why a scenario fails where the cause is known; shown instead of the first failing check
 KNOWN: dict[str, str] = {
-    "elicitation-sep1034-client-defaults": "elicitation is issue 13 part B (another branch); this branch advertises no elicitation capability",
     "auth/2025-03-26-oauth-metadata-backcompat": (
         "fixture known broken upstream in this suite version: its authorization server serves metadata at the root "
         "well-known URL with issuer <origin>/oauth, which RFC 8414 §3.3 forbids and the SDK (SEP-2468) refuses; fixed by "
