@@ -435,3 +435,28 @@ def _isolated_jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
     install(prefix=str(data))
     os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(data / "share" / "jupyter"), os.environ.get("JUPYTER_PATH")]))
     yield
+
+
+# ---- processes found by a mark in their command line (no-orphan checks) --------------------------
+
+
+def marked(mark: str) -> list[Any]:
+    """Live processes (psutil) whose command line holds ``mark``."""
+    import psutil
+
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if mark in " ".join(proc.info["cmdline"] or []) and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def wait_unmarked(mark: str, seconds: float = 15.0) -> list[Any]:
+    """Wait until no process carries ``mark``; the survivors, if any."""
+    deadline = time.monotonic() + seconds
+    while (left := marked(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left

@@ -18,7 +18,6 @@ import os
 import threading
 import time
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -28,7 +27,7 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 from .registry import SessionError, SessionFiles
 from .result import Collector, StepError, StepResult
 from .result import timed_out as as_timeout
-from .wire import INTERRUPT_GRACE, PROTOCOL
+from .wire import INTERRUPT_GRACE, header, step_request
 
 KERNEL_NAME = "mcp2repl"
 REQUEST_TIMEOUT = 60.0
@@ -134,17 +133,9 @@ class GatewayKernel:
         return self.ws
 
     def _message(self, msg_type: str, content: dict[str, Any], metadata: dict[str, Any]) -> tuple[str, str]:
-        msg_id = uuid.uuid4().hex
-        header = {
-            "msg_id": msg_id,
-            "session": self.session,
-            "username": os.environ.get("USER", "mcp2repl"),
-            "date": datetime.now(UTC).isoformat(),
-            "msg_type": msg_type,
-            "version": PROTOCOL,
-        }
-        msg = {"header": header, "parent_header": {}, "metadata": metadata, "content": content, "channel": "shell", "buffers": []}
-        return msg_id, json.dumps(msg)
+        head = header(self.session, msg_type)
+        msg = {"header": head, "parent_header": {}, "metadata": metadata, "content": content, "channel": "shell", "buffers": []}
+        return str(head["msg_id"]), json.dumps(msg)
 
     def execute(self, code: str, timeout: float | None = None) -> StepResult:
         return self.loop.run(self._execute(code, timeout))
@@ -153,8 +144,7 @@ class GatewayKernel:
         started = time.monotonic()
         ws = await self._socket()
         self._interrupt.clear()
-        content = {"code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False, "stop_on_error": False}
-        msg_id, text = self._message("execute_request", content, {"mcp2repl": {"value": True}})
+        msg_id, text = self._message("execute_request", step_request(code), {"mcp2repl": {"value": True}})
         await ws.write_message(text)
         got = Collector()
         replied = idle = timed_out = False

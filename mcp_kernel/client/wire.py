@@ -26,6 +26,23 @@ from .result import timed_out as as_timeout
 
 DELIM = b"<IDS|MSG>"
 PROTOCOL = "5.3"
+
+
+def header(session: str, msg_type: str) -> dict[str, Any]:
+    """A Jupyter message header (the same for the ZMQ wire and the gateway's websocket)."""
+    return {
+        "msg_id": uuid.uuid4().hex,
+        "session": session,
+        "username": os.environ.get("USER", "mcp2repl"),
+        "date": datetime.now(UTC).isoformat(),
+        "msg_type": msg_type,
+        "version": PROTOCOL,
+    }
+
+
+def step_request(code: str) -> dict[str, Any]:
+    """The execute_request content of one step: kept in history, never asking for stdin, never aborting later steps."""
+    return {"code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False, "stop_on_error": False}
 #: Seconds a step waits, after interrupting for its time limit, for the kernel's own reply.
 INTERRUPT_GRACE = 10.0
 POLL_MS = 50
@@ -76,18 +93,10 @@ class KernelConnection:
         return mac.hexdigest().encode()
 
     def send(self, sock: zmq.Socket, msg_type: str, content: dict[str, Any], metadata: dict[str, Any] | None = None) -> str:
-        msg_id = uuid.uuid4().hex
-        header = {
-            "msg_id": msg_id,
-            "session": self.session,
-            "username": os.environ.get("USER", "mcp2repl"),
-            "date": datetime.now(UTC).isoformat(),
-            "msg_type": msg_type,
-            "version": PROTOCOL,
-        }
-        parts = [json.dumps(p).encode() for p in (header, {}, metadata or {}, content)]
+        head = header(self.session, msg_type)
+        parts = [json.dumps(p).encode() for p in (head, {}, metadata or {}, content)]
         sock.send_multipart([DELIM, self._sign(parts), *parts])
-        return msg_id
+        return str(head["msg_id"])
 
     def _recv(self, sock: zmq.Socket) -> dict[str, Any] | None:
         frames = sock.recv_multipart()
@@ -157,8 +166,7 @@ class KernelConnection:
         if not self._subscribed:
             self.wait_ready(30)
         self.interrupt_requested.clear()
-        content = {"code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False, "stop_on_error": False}
-        msg_id = self.send(self.shell, "execute_request", content, {"mcp2repl": {"value": True}})
+        msg_id = self.send(self.shell, "execute_request", step_request(code), {"mcp2repl": {"value": True}})
         got = Collector()
         replied = idle = False
         deadline = started + timeout if timeout else None

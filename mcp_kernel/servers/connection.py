@@ -92,6 +92,8 @@ class ServerConnection(ClientSide):
         self._http = HttpTrace()
         self._deadline: asyncio.Timeout | None = None  # the start-up limit, paused while a person logs in
         self.process: StdioStatus | None = None  # the current stdio process: exit status, stray output
+        self._indexed: list[types.Tool] | None = None
+        self._by_name: dict[str, types.Tool] = {}
         self._init_client_side(spec, root_dir or Path.cwd())
 
     # ---- life cycle ---------------------------------------------------------------------
@@ -329,7 +331,10 @@ class ServerConnection(ClientSide):
         return timeout_hint(self.name, limit, per_call=per_call, configured=self.configured_timeout is not None, problems=problems)
 
     def tool_named(self, name: str) -> types.Tool | None:
-        return next((t for t in self.tools if t.name == name), None)
+        """Asked on every call (does the tool run as a task?): an index, rebuilt when the list is replaced."""
+        if self._indexed is not self.tools:
+            self._indexed, self._by_name = self.tools, {t.name: t for t in self.tools}
+        return self._by_name.get(name)
 
     async def request(self, method: str, *args: Any) -> Any:
         """resources/prompts requests: ``list_resources``, ``read_resource``, ``list_prompts``, ``get_prompt``.

@@ -75,13 +75,19 @@ class FileTokenStorage:
 
     # ---- TokenStorage -------------------------------------------------------------------------
 
-    async def get_tokens(self) -> OAuthToken | None:
-        raw = self._read().get("tokens")
+    def _stored(self, key: str, model: Any) -> Any:
+        """The model stored under ``key``; None when it is missing or no longer valid."""
+        raw = self._read().get(key)
         if not isinstance(raw, dict):
             return None
         try:
-            tokens = OAuthToken.model_validate(raw)
+            return model.model_validate(raw)
         except ValueError:
+            return None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        tokens = self._stored("tokens", OAuthToken)
+        if tokens is None:
             return None
         self.on_secret([v for v in (tokens.access_token, tokens.refresh_token) if v])
         return tokens
@@ -96,14 +102,8 @@ class FileTokenStorage:
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         if self.fixed_client is not None:
             return self.fixed_client
-        raw = self._read().get("client_info")
-        if not isinstance(raw, dict):
-            return None
-        try:
-            info = OAuthClientInformationFull.model_validate(raw)
-        except ValueError:
-            return None
-        if info.client_secret:
+        info = self._stored("client_info", OAuthClientInformationFull)
+        if info is not None and info.client_secret:
             self.on_secret([info.client_secret])
         return info
 

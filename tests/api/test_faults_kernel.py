@@ -21,9 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
-from conftest import ECHO, EVERYTHING, SERVERS
+from conftest import ECHO, EVERYTHING, SERVERS, marked, wait_unmarked
 from conftest import KernelProcess as Kernel
 
 HOSTILE = str(SERVERS / "hostile_server.py")
@@ -33,24 +32,6 @@ DEFAULT_HINT = 'the default, MCP2REPL_CALL_TIMEOUT; to wait longer pass {timeout
 
 pytestmark = pytest.mark.timeout(180)
 
-
-def marked(mark: str) -> list[psutil.Process]:
-    """Live processes whose command line holds ``mark``."""
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if mark in " ".join(proc.info["cmdline"] or []) and proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc)
-        except psutil.NoSuchProcess:
-            continue
-    return found
-
-
-def wait_unmarked(mark: str, seconds: float = 15.0) -> list[psutil.Process]:
-    deadline = time.monotonic() + seconds
-    while (left := marked(mark)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
 
 
 def hostile(mode: str, mark: str = MARK) -> dict[str, Any]:

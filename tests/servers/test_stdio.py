@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import ECHO, ROOT, SERVERS
+from conftest import ECHO, ROOT, SERVERS, marked, wait_unmarked
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
@@ -31,25 +31,6 @@ PY = sys.executable
 
 pytestmark = pytest.mark.timeout(120)
 
-
-def marked(mark: str) -> list[psutil.Process]:
-    """Live processes whose command line holds ``mark``."""
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if mark in " ".join(proc.info["cmdline"] or []) and proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc)
-        except psutil.NoSuchProcess:
-            continue
-    return found
-
-
-def wait_unmarked(mark: str, seconds: float = 15.0) -> list[psutil.Process]:
-    """Wait until no process carries ``mark``; the survivors, if any."""
-    deadline = time.monotonic() + seconds
-    while (left := marked(mark)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
 
 
 # ---- the line splitter -------------------------------------------------------------------------
