@@ -7,6 +7,7 @@ This module imports nothing from mcp_kernel.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 from collections.abc import Awaitable, Callable
@@ -31,13 +32,57 @@ class V8Function:
         self._function = self._ctx._python_to_value_handle(function)
         self._argv = self._ctx._python_to_value_handle(argv)
 
-    async def call(self, text: str) -> Any:
+    def call(self, text: str) -> asyncio.Future[Any]:
         """Call the function with ``this`` = ``text``; cancellable like an eval."""
-        this = self._ctx._python_to_value_handle(text)  # must stay referenced until V8 is done with it
+        this = self._ctx._python_to_value_handle(text)  # referenced by the task until V8 is done with it
+        return start_v8_task(self._ctx, self._ctx._dll.mr_call_function, self._function.raw, this.raw, self._argv.raw, keep=this)
+
+
+def start_eval(racer: Any) -> Callable[[str], asyncio.Future[Any]]:
+    """``eval_cancelable`` as a function that returns a plain future (see :func:`start_v8_task`)."""
+    ctx = racer._ctx
+
+    def start(code: str) -> asyncio.Future[Any]:
+        handle = ctx._python_to_value_handle(code)
+        return start_v8_task(ctx, ctx._dll.mr_eval, handle.raw, keep=handle)
+
+    return start
+
+
+def start_v8_task(ctx: Any, method: Any, *args: Any, keep: Any) -> asyncio.Future[Any]:
+    """Post one cancellable task to V8 now and return the future of its result.
+
+    mini-racer's own ``_run_cancelable_mr_task`` is a coroutine: each call into V8 then needs an
+    asyncio task of its own to be posted before Python waits, and it asks V8 to cancel every task
+    that already finished. On the path of every tool call (a batch into V8 and the drain behind it)
+    those were two tasks and two foreign calls per round trip. Here the task is posted at once, the
+    result arrives by the same callback mini-racer uses, and cancelling the future cancels the task
+    in V8. ``keep`` (the argument's handle) stays referenced until the task is over.
+    """
+    future: asyncio.Future[Any] = ctx.event_loop.create_future()
+    callbacks = ctx._active_cancelable_mr_task_callbacks
+    callback_id = next(ctx._next_async_callback_id)
+
+    def arrived(handle: Any) -> None:
+        callbacks.pop(callback_id, None)
+        if future.done():
+            return
         try:
-            return await self._ctx._run_cancelable_mr_task(self._ctx._dll.mr_call_function, self._function.raw, this.raw, self._argv.raw)
-        finally:
-            del this
+            future.set_result(ctx._value_handle_to_python(handle))
+        except Exception as exc:  # noqa: BLE001 - JS errors become mini-racer's exceptions; anything else must not hang the caller
+            future.set_exception(exc)
+
+    callbacks[callback_id] = arrived
+    task_id = method(ctx._ctx, *args, callback_id)
+
+    def over(done: asyncio.Future[Any]) -> None:
+        nonlocal keep
+        if done.cancelled() and callbacks.pop(callback_id, None) is not None:
+            ctx._dll.mr_cancel_task(ctx._ctx, task_id)
+        keep = None
+
+    future.add_done_callback(over)
+    return future
 
 
 def terminated_exception() -> type[Exception]:

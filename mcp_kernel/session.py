@@ -46,6 +46,7 @@ from .engine.completeness import Verdict, classify
 from .output import Discard, Masked, Output, Result
 from .servers.config import LoadedConfig, config_files, effective_servers, load_config
 from .servers.secrets import Redactor
+from .servers.spawn import EarlyStarts
 from .servers.spec import ServerSpec
 from .servers.touched import touched
 
@@ -175,17 +176,20 @@ class Session:
             self.redactor.add(self.config.secrets)
         except Exception:
             log.exception("could not read the MCP server configuration")
-        self._loading = asyncio.ensure_future(self._load_servers())
+        source, specs = effective_servers(self.config, fallback=demo_spec()) if self.config else ("none", [])
+        if self.options.servers_for is not None:
+            specs = touched(self.options.servers_for, specs)
+        # stdio servers start now, beside V8 and the SDK's import (most of a second), not after them
+        early = EarlyStarts(rundir.current().server_logs() if specs else None)
+        spawning = asyncio.ensure_future(early.start(specs)) if specs else None
+        self._loading = asyncio.ensure_future(self._load_servers(source, specs, early, spawning))
         await self.engine.start()
 
-    async def _load_servers(self) -> None:
+    async def _load_servers(self, source: str, specs: list[ServerSpec], early: EarlyStarts, spawning: asyncio.Future[None] | None) -> None:
         try:
-            source, specs = effective_servers(self.config, fallback=demo_spec()) if self.config else ("none", [])
-            if self.options.servers_for is not None:
-                specs = touched(self.options.servers_for, specs)
-                if not specs:  # nothing to start: skip the MCP SDK's import too
-                    self.servers.reason = "this one-shot run started no MCP server: its code names none"
-                    return
+            if spawning is None and self.options.servers_for is not None:  # nothing to start: skip the SDK's import too
+                self.servers.reason = "this one-shot run started no MCP server: its code names none"
+                return
             module = await asyncio.to_thread(importlib.import_module, "mcp_kernel.servers.manager")
             events = module.ManagerEvents(
                 notice=lambda text: self.notice(text),
@@ -196,13 +200,16 @@ class Session:
                 secret=self.redactor.add,  # tokens, masked like configured secrets
                 person=self._person, resource_updated=self.protocol.updated,  # elicitation answers; subscription events
             )
-            manager = module.ServerManager(events, log_dir=rundir.current().server_logs(), root_dir=self.options.cwd)
-            self.servers.loaded = manager
+            log_dir = early.log_dir or rundir.current().server_logs()
+            manager = self.servers.loaded = module.ServerManager(events, log_dir=log_dir, root_dir=self.options.cwd)
+            if spawning is not None:
+                await spawning
             if self.config is not None:
-                manager.load(source, specs)
+                manager.load(source, specs, early)
         except Exception:
             log.exception("could not load the MCP server layer")
         finally:
+            early.discard_rest()
             assert self.servers.done is not None
             self.servers.done.set_result(None)
 
@@ -295,11 +302,9 @@ class Session:
         return self._masked(Result(data, outcome.error, trace.records(), value, saves))
 
     def _masked(self, result: Result) -> Result:
-        redact = self.redactor
-        if not redact:
+        if not (redact := self.redactor):
             return result
-        error = result.error
-        if error is not None:
+        if (error := result.error) is not None:
             error.message = redact.text(error.message)
             error.traceback = [redact.text(line) for line in error.traceback]
             error.extra = {k: redact.text(v) for k, v in error.extra.items()}
@@ -367,8 +372,7 @@ class Session:
             log.info("%s", self.redactor.text(text.rstrip()))
 
     def clear_output(self, cell: str, wait: bool) -> None:
-        out = self._outputs.get(cell)
-        if out is not None:
+        if (out := self._outputs.get(cell)) is not None:
             out.clear_output(wait)
 
     # ---- read-only requests -------------------------------------------------------------------

@@ -17,8 +17,10 @@ def test_v8_function_passes_a_string_as_data() -> None:
 
     async def main() -> object:
         racer = MiniRacer()
-        assert hasattr(racer, "_ctx") and hasattr(racer._ctx, "_run_cancelable_mr_task") and hasattr(racer._ctx, "_python_to_value_handle")
-        assert hasattr(racer._ctx._dll, "mr_call_function")
+        ctx = racer._ctx
+        for name in ("_python_to_value_handle", "_value_handle_to_python", "_active_cancelable_mr_task_callbacks", "_next_async_callback_id", "event_loop"):
+            assert hasattr(ctx, name), name
+        assert hasattr(ctx._dll, "mr_call_function") and hasattr(ctx._dll, "mr_eval") and hasattr(ctx._dll, "mr_cancel_task")
         fn = await racer.eval_cancelable("(function () { 'use strict'; return typeof this + ':' + JSON.parse(this).x; })")
         argv = await racer.eval_cancelable("[]")
         call = compat.V8Function(racer, fn, argv)
@@ -27,6 +29,31 @@ def test_v8_function_passes_a_string_as_data() -> None:
         return result
 
     assert asyncio.run(main()) == "string:é\u2028"
+
+
+def test_v8_tasks_are_plain_futures_that_cancel_in_v8() -> None:
+    from py_mini_racer import JSEvalException, MiniRacer
+
+    async def main() -> tuple[object, str, object, int]:
+        racer = MiniRacer()
+        run = compat.start_eval(racer)
+        value = await run("6 * 7")
+        try:
+            await run("throw new RangeError('no')")
+            error = ""
+        except JSEvalException as exc:
+            error = str(exc)
+        spinning = run("while (true) {}")
+        await asyncio.sleep(0.2)
+        spinning.cancel()  # a future, not a task: cancelling it must still stop the JS in V8
+        after = await asyncio.wait_for(run("'alive'"), 30)
+        left = len(racer._ctx._active_cancelable_mr_task_callbacks)
+        racer.close()
+        return value, error, after, left
+
+    value, error, after, left = asyncio.run(main())
+    assert (value, after, left) == (42, "alive", 0)
+    assert "RangeError: no" in error
 
 
 def test_terminated_exception_is_minis_racers() -> None:

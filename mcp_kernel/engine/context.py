@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
 from py_mini_racer import JSOOMException, MiniRacer
 
-from ..compat import V8Function, terminated_exception
+from ..compat import V8Function, start_eval, terminated_exception
 
 JSTerminated = terminated_exception()
 log = logging.getLogger(__name__)
@@ -87,6 +87,7 @@ class V8:
         self._receive: V8Function | None = None
         self._drain: V8Function | None = None
         self._stash: V8Function | None = None
+        self._eval: Callable[[str], asyncio.Future[Any]] | None = None
         self.flag: memoryview | None = None
         self.global_names: set[str] = set()
         self.version = ""
@@ -114,6 +115,7 @@ class V8:
         self._receive = V8Function(racer, receive, argv)
         self._drain = V8Function(racer, await racer.eval_cancelable("__mcp2repl.drain"), argv)
         self._stash = V8Function(racer, await racer.eval_cancelable("__mcp2repl.stash"), argv)
+        self._eval = start_eval(racer)
         names = await racer.eval_cancelable("JSON.stringify(Object.getOwnPropertyNames(globalThis))")
         self.global_names = {n for n in json.loads(str(names)) if not n.startswith("__")}
 
@@ -129,8 +131,9 @@ class V8:
     async def eval(self, code: str, raw: bool = False) -> Any:
         """Evaluate ``code``. ``raw`` lets parse errors, termination and out-of-memory reach the caller (cell starts)."""
         await self.settled()
-        racer = self._live()
-        return await self._track(racer.eval_cancelable(code), raw)
+        self._live()
+        assert self._eval is not None
+        return await self._track(self._eval(code), raw)
 
     async def receive(self, batch: str) -> Any:
         """Hand a JSON batch to ``__mcp2repl.receive`` as data (see bridge.js for its items)."""
@@ -149,7 +152,9 @@ class V8:
     async def eval_then_drain(self, code: str, drained: Callable[[Any], None], raw: bool = False) -> Any:
         """:meth:`eval` ``code``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`."""
         await self.settled()
-        return await self.then_drain(self._live().eval_cancelable(code), drained, raw)
+        self._live()
+        assert self._eval is not None
+        return await self.then_drain(self._eval(code), drained, raw)
 
     async def receive_then_drain(self, batch: str, drained: Callable[[Any], None], texts: Sequence[str] = ()) -> Any:
         """:meth:`receive` ``batch``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`.
@@ -164,7 +169,7 @@ class V8:
             self._post(self._stash.call(text))
         return await self.then_drain(self._receive.call(batch), drained, False)
 
-    async def then_drain(self, first: Awaitable[Any], drained: Callable[[Any], None], raw: bool) -> Any:
+    async def then_drain(self, first: asyncio.Future[Any], drained: Callable[[Any], None], raw: bool) -> Any:
         """Run ``first`` and the outbox drain as two V8 tasks posted back to back.
 
         V8 runs the microtask checkpoint between tasks, so the drain sees everything ``first`` led
@@ -222,25 +227,24 @@ class V8:
             if self._racer is racer:
                 racer.set_hard_memory_limit(self.heap_limit)
 
-    async def _track(self, call: Any, raw: bool) -> Any:
+    async def _track(self, call: asyncio.Future[Any], raw: bool) -> Any:
         return await self._outcome(self._post(call), raw)
 
-    def _post(self, call: Awaitable[Any]) -> asyncio.Future[Any]:
-        """Start a V8 call as its own task (its first step hands the work to V8, in creation order).
+    def _post(self, call: asyncio.Future[Any]) -> asyncio.Future[Any]:
+        """Count a V8 task already posted (see :func:`mcp_kernel.compat.start_v8_task`) until it is over.
 
-        Its own task, so a rebuild can cancel it: a cancelled future makes mini-racer skip
+        A rebuild cancels what is still in ``tasks``: a cancelled future makes mini-racer skip
         converting a result that arrives from a context already closed.
         """
         self.inflight += 1
-        task = asyncio.ensure_future(call)
-        self.tasks.add(task)
+        self.tasks.add(call)
 
         def done(t: asyncio.Future[Any]) -> None:
             self.inflight -= 1
             self.tasks.discard(t)
 
-        task.add_done_callback(done)
-        return task
+        call.add_done_callback(done)
+        return call
 
     async def _outcome(self, task: asyncio.Future[Any], raw: bool) -> Any:
         """The call's result; an out-of-memory or termination stop reported to the engine instead (unless ``raw``)."""

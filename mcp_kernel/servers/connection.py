@@ -21,7 +21,6 @@ from typing import Any
 
 import mcp_types as types
 from mcp import ClientSession
-from mcp.client.stdio import get_default_environment
 from mcp.shared.exceptions import MCPError
 
 from mcp_kernel import __version__
@@ -32,6 +31,7 @@ from .authspec import login_advice
 from .client_side import ClientSide, Person
 from .limits import ERROR_LIMIT, capped, capped_result, default_call_timeout, shorten, start_timeout, tidy, timeout_hint
 from .remote import HttpTrace, describe_remote, open_remote
+from .spawn import Spawned, log_file, server_environment, stop
 from .spec import ServerSpec
 from .stdio import StdioStatus, stdio_transport
 
@@ -75,7 +75,7 @@ class ServerConnection(ClientSide):
         self.spec = spec if spec.timeout == limit and type(spec.timeout) is type(limit) else dataclasses.replace(spec, timeout=limit)
         self.name = spec.name
         self.events = events or Events()
-        self.log_path = log_dir / f"{_file_safe(spec.name)}.log"
+        self.log_path = log_file(log_dir, spec.name)
         self.state = "error" if spec.error else "stopped"
         self.last_error: str | None = spec.error
         self.tools: list[types.Tool] = []
@@ -92,6 +92,7 @@ class ServerConnection(ClientSide):
         self._http = HttpTrace()
         self._deadline: asyncio.Timeout | None = None  # the start-up limit, paused while a person logs in
         self.process: StdioStatus | None = None  # the current stdio process: exit status, stray output
+        self.early: Spawned | None = None  # its process, started before the MCP layer loaded (spawn.EarlyStarts)
         self._indexed: list[types.Tool] | None = None
         self._by_name: dict[str, types.Tool] = {}
         self._init_client_side(spec, root_dir or Path.cwd())
@@ -150,6 +151,9 @@ class ServerConnection(ClientSide):
         await self._close()
 
     async def _close(self) -> None:
+        if self.early is not None:  # adopted, never opened: nothing else would stop it
+            spawned, self.early = self.early, None
+            await stop(spawned.process)
         runner = self._runner
         if runner is None or runner.done():
             self.state = "stopped" if not self.spec.error else "error"
@@ -242,14 +246,9 @@ class ServerConnection(ClientSide):
         if spec.transport == "stdio":
             assert spec.command
             self.process = StdioStatus()
-            transport = stdio_transport(
-                spec.command,
-                spec.args,
-                env={**get_default_environment(), **spec.env},
-                cwd=spec.cwd,
-                log_path=self.log_path,
-                status=self.process,
-            )
+            spawned, self.early = self.early, None
+            env = server_environment(spec.env)
+            transport = stdio_transport(spec.command, spec.args, env=env, cwd=spec.cwd, log_path=self.log_path, status=self.process, spawned=spawned)
             return await stack.enter_async_context(transport)
         hooks = LoginHooks(show=self.events.show_login, waiting=self._waiting_for_login, secret=self.events.secret)
         return await open_remote(spec, stack, self._http, hooks)
@@ -413,8 +412,4 @@ async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
         if not cursor:
             break
     return tools
-
-
-def _file_safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "server"
 

@@ -23,6 +23,7 @@ from .config import ServerSpec
 from .connection import Events, Progress, ServerConnection
 from .elicitation import Person
 from .shapes import ObservedShapes
+from .spawn import EarlyStarts, Launch
 
 import_jsonschema()  # this module loads off the kernel's start-up path; pay for jsonschema here
 
@@ -75,15 +76,20 @@ class ServerManager:
 
     # ---- life cycle ---------------------------------------------------------------------------
 
-    def load(self, source: str, specs: list[ServerSpec]) -> None:
-        """Start every server, concurrently; ``source`` says where they came from (for the banner)."""
+    def load(self, source: str, specs: list[ServerSpec], early: EarlyStarts | None = None) -> None:
+        """Start every server, concurrently; ``source`` says where they came from (for the banner).
+
+        ``early`` holds processes started before the MCP layer loaded: each connection adopts its own.
+        """
         self.source = source
         self.configured = {s.name for s in specs}
         for spec in specs:
-            self._add(spec)
+            self._add(spec, early)
+        if early is not None:
+            early.discard_rest()
         self._publish()
 
-    def _add(self, spec: ServerSpec) -> ServerConnection:
+    def _add(self, spec: ServerSpec, early: EarlyStarts | None = None) -> ServerConnection:
         events = Events(
             notice=lambda text: self.events.notice(text + "\n"),
             tools_changed=lambda conn: self._publish(),
@@ -95,6 +101,8 @@ class ServerManager:
         )
         conn = ServerConnection(spec, self.log_dir, events, root_dir=self.root_dir)
         self.connections[spec.name] = conn
+        if early is not None and spec.transport == "stdio" and spec.command and not spec.error:
+            conn.early = early.take(spec.name, Launch.of(spec, conn.log_path))
         conn.start()
         if not spec.error:
             task = asyncio.ensure_future(self._when_ready(conn))

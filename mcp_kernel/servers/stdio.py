@@ -21,8 +21,6 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,11 +33,8 @@ from mcp.shared.message import SessionMessage
 
 from . import guard
 from .limits import shorten
+from .spawn import Launch, Spawned, spawn, stop, wait_exit
 
-GUARD = str(Path(guard.__file__))
-#: Seconds a server gets to exit by itself once its stdin is closed, before the guard's SIGTERM (the
-#: SDK's own stdio client waits as long: a server may be saving state, on a busy machine too).
-EOF_GRACE = 2.0
 #: Bytes asked for per read of stdout.
 CHUNK = 1 << 20
 #: Junk lines written to the server's log in full; later ones are only counted.
@@ -148,8 +143,9 @@ async def stdio_transport(
     cwd: str | Path | None = None,
     log_path: Path | None = None,
     status: StdioStatus | None = None,
+    spawned: Spawned | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
-    """Start ``command`` under the guard and exchange newline-delimited JSON-RPC with it.
+    """Start ``command`` under the guard (or take ``spawned``, started early) and exchange newline-delimited JSON-RPC with it.
 
     The server's stderr goes to ``log_path`` (appended), or nowhere. ``status`` is filled in as
     things happen. Leaving the context closes stdin, waits :data:`EOF_GRACE` s, then has the
@@ -158,18 +154,9 @@ async def stdio_transport(
     """
     status = status if status is not None else StdioStatus()
     status.log_path = log_path
-    argv = [command, *args]
-    full_env = dict(env if env is not None else os.environ)
-    if os.name == "posix":
-        full_env[guard.ARGV_VAR] = json.dumps(argv)
-        argv = [sys.executable, "-S", GUARD, str(os.getpid())]
-    if log_path is not None:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path or os.devnull, "ab") as errlog:  # noqa: ASYNC230 - a local file, opened once
-        status.stderr_start = errlog.seek(0, os.SEEK_END)
-        process = await anyio.open_process(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=full_env, cwd=cwd, start_new_session=True
-        )
+    if spawned is None:
+        spawned = await spawn(Launch(command, tuple(args), tuple((env if env is not None else os.environ).items()), None if cwd is None else str(cwd), log_path))
+    process, status.stderr_start = spawned.process, spawned.stderr_start
     status.pid = process.pid
     # no awaits before the task group: a cancellation in the gap would leak the process
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -231,7 +218,7 @@ async def stdio_transport(
                         delivering = False
                         break
             if delivering and not closing:  # the server went away: learn how before the session hears of it
-                await _wait_exit(process, guard.GRACE + 1.5)
+                await wait_exit(process, guard.GRACE + 1.5)
                 status.returncode = process.returncode
 
     async def write_stdin() -> None:
@@ -261,35 +248,7 @@ async def stdio_transport(
                 write_send.close()
                 with anyio.move_on_after(0.5):
                     await writer_done.wait()
-                await _stop(process)
+                await stop(process)
                 if status.returncode is None:
                     status.returncode = process.returncode
             tg.cancel_scope.cancel()
-
-
-async def _wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
-    """Did the process end within ``timeout``? Polls returncode: ``wait()`` would also wait for pipes."""
-    with anyio.move_on_after(timeout):
-        while process.returncode is None:  # noqa: ASYNC110 - nothing signals an exit but the returncode
-            await anyio.sleep(0.01)
-    return process.returncode is not None
-
-
-async def _stop(process: anyio.abc.Process) -> None:
-    """Close stdin, give the server :data:`EOF_GRACE`, then the guard's tree kill; SIGKILL as a last resort."""
-    assert process.stdin is not None and process.stdout is not None
-    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-        await process.stdin.aclose()
-    if not await _wait_exit(process, EOF_GRACE):
-        with contextlib.suppress(ProcessLookupError):
-            process.terminate()  # the guard: SIGTERM to the tree, SIGKILL after its grace
-        if not await _wait_exit(process, guard.GRACE + 1.5):
-            # the guard itself is stuck: end its descendants here, then the guard
-            for pid in guard.descendants(process.pid):
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await _wait_exit(process, 2.0)
-    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-        await process.stdout.aclose()
