@@ -180,8 +180,8 @@ class Session:
         if self.options.servers_for is not None:
             specs = touched(self.options.servers_for, specs)
         # stdio servers start now, beside V8 and the SDK's import (most of a second), not after them
-        early = EarlyStarts(rundir.current().server_logs() if specs else None)
-        spawning = asyncio.ensure_future(early.start(specs)) if specs else None
+        early = EarlyStarts()
+        spawning = asyncio.ensure_future(early.start(specs, rundir.current().server_logs)) if specs else None
         self._loading = asyncio.ensure_future(self._load_servers(source, specs, early, spawning))
         await self.engine.start()
 
@@ -200,10 +200,10 @@ class Session:
                 secret=self.redactor.add,  # tokens, masked like configured secrets
                 person=self._person, resource_updated=self.protocol.updated,  # elicitation answers; subscription events
             )
-            log_dir = early.log_dir or rundir.current().server_logs()
-            manager = self.servers.loaded = module.ServerManager(events, log_dir=log_dir, root_dir=self.options.cwd)
             if spawning is not None:
                 await spawning
+            log_dir = early.log_dir or rundir.current().server_logs()
+            manager = self.servers.loaded = module.ServerManager(events, log_dir=log_dir, root_dir=self.options.cwd)
             if self.config is not None:
                 manager.load(source, specs, early)
         except Exception:

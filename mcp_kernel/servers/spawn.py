@@ -16,7 +16,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,14 +123,17 @@ async def stop(process: anyio.abc.Process) -> None:
 class EarlyStarts:
     """Stdio servers started before the MCP layer is loaded, waiting for their connections to adopt them."""
 
-    def __init__(self, log_dir: Path | None) -> None:
-        self.log_dir = log_dir  # where the servers' logs go: the connections that adopt them write there too
+    def __init__(self) -> None:
+        self.log_dir: Path | None = None  # where the servers' logs go: the connections that adopt them write there too
         self._waiting: dict[str, Spawned] = {}
         self._stopping: set[asyncio.Task[None]] = set()
 
-    async def start(self, specs: Iterable[ServerSpec]) -> None:
-        """Spawn every usable stdio server of ``specs``; one that cannot start is left to its connection to report."""
-        assert self.log_dir is not None
+    async def start(self, specs: Iterable[ServerSpec], log_dir: Callable[[], Path]) -> None:
+        """Spawn every usable stdio server of ``specs``; one that cannot start is left to its connection to report.
+
+        ``log_dir`` makes the logs' folder here, in the task, so a failure to make it reaches whoever awaits this.
+        """
+        self.log_dir = log_dir()
         for spec in specs:
             if spec.transport != "stdio" or spec.error or not spec.command:
                 continue

@@ -51,8 +51,8 @@ def test_an_early_process_is_adopted_and_serves_calls(tmp_path: Path) -> None:
     from mcp_kernel.servers.manager import ServerManager
 
     async def main() -> tuple[int, int | None, object]:
-        early = EarlyStarts(tmp_path)
-        await early.start([SPEC, dataclasses.replace(SPEC, name="remote", transport="http", command=None, url="http://127.0.0.1:9/mcp")])
+        early = EarlyStarts()
+        await early.start([SPEC, dataclasses.replace(SPEC, name="remote", transport="http", command=None, url="http://127.0.0.1:9/mcp")], lambda: tmp_path)
         [(name, pid)] = early.waiting.items()
         manager = ServerManager(log_dir=tmp_path)
         manager.load("test", [SPEC], early)
@@ -70,8 +70,8 @@ def test_an_early_process_is_adopted_and_serves_calls(tmp_path: Path) -> None:
 
 def test_a_process_started_otherwise_is_stopped_not_adopted(tmp_path: Path) -> None:
     async def main() -> tuple[object, object, int, int]:
-        early = EarlyStarts(tmp_path)
-        await early.start([SPEC, dataclasses.replace(SPEC, name="other")])
+        early = EarlyStarts()
+        await early.start([SPEC, dataclasses.replace(SPEC, name="other")], lambda: tmp_path)
         pids = early.waiting
         changed = Launch.of(dataclasses.replace(SPEC, args=[ECHO, "--flag"]), log_file(tmp_path, "echo"))
         taken = early.take("echo", changed)
