@@ -65,6 +65,9 @@ async def answer(
         ended = asyncio.ensure_future(person.ended.wait())
         try:
             await asyncio.wait({dialog, ended}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # the server withdrew its request (the SDK cancels this handler): the question ends too
+            dialog.cancel()
+            raise
         finally:
             ended.cancel()
         if dialog.done():

@@ -66,3 +66,35 @@ def test_a_request_outside_any_cell_is_declined_with_a_notice() -> None:
     result = asyncio.run(answer("srv", params, Person(None, in_cell=False), "ask", notices.append, asyncio.Lock()))
     assert result.action == "decline"
     assert notices == ['[mcp2repl] MCP server "srv" asked for input outside any cell ("Who?"); declined']
+
+
+def test_a_request_withdrawn_by_the_server_ends_its_question() -> None:
+    """The SDK cancels the handler when the server withdraws its request; the question must not outlive it.
+
+    Left waiting, the question held the kernel's stdin: the next cell's question was never sent
+    (seen once in a full run: an interrupt while a form waited, then a new form that never asked).
+    """
+    params = types.ElicitRequestFormParams(message="Who?", requested_schema={"type": "object", "properties": {"name": {"type": "string"}}})
+    asked = asyncio.Event()
+    abandoned: list[bool] = []
+
+    async def ask(prompt: str) -> str:
+        asked.set()
+        try:
+            await asyncio.Event().wait()  # nobody answers
+        except asyncio.CancelledError:
+            abandoned.append(True)
+            raise
+        return ""
+
+    async def main() -> None:
+        person = Person(ask, in_cell=True, ended=asyncio.Event())
+        handler = asyncio.ensure_future(answer("srv", params, person, "ask", lambda text: None, asyncio.Lock()))
+        await asyncio.wait_for(asked.wait(), 10)
+        handler.cancel()  # what the SDK does on notifications/cancelled for this request
+        await asyncio.wait({handler}, timeout=10)
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert abandoned == [True]  # here, while the loop runs: asyncio.run's clean-up would cancel it anyway
+
+    asyncio.run(main())
