@@ -193,7 +193,11 @@ class Bridge:
         try:
             if handler is None:
                 raise BridgeError("TypeError", f"no Python handler named {name!r}")
-            result = await handler(msg["args"], CallContext(cell=cell))
+            args = msg["args"]
+            for key in msg.get("apart", ()):  # big strings JS kept out of the JSON: one string each
+                if v8 is not None:
+                    args[key] = await v8.take(f"{request_id}/{key}")
+            result = await handler(args, CallContext(cell=cell))
             if result is None:
                 item = f"[\"settle\",{request_id},true]"
             elif isinstance(result, JsonText):

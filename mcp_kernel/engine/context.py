@@ -87,6 +87,7 @@ class V8:
         self._receive: V8Function | None = None
         self._drain: V8Function | None = None
         self._stash: V8Function | None = None
+        self._take: V8Function | None = None
         self._eval: Callable[[str], asyncio.Future[Any]] | None = None
         self.flag: memoryview | None = None
         self.global_names: set[str] = set()
@@ -115,6 +116,7 @@ class V8:
         self._receive = V8Function(racer, receive, argv)
         self._drain = V8Function(racer, await racer.eval_cancelable("__mcp2repl.drain"), argv)
         self._stash = V8Function(racer, await racer.eval_cancelable("__mcp2repl.stash"), argv)
+        self._take = V8Function(racer, await racer.eval_cancelable("__mcp2repl.take"), argv)
         self._eval = start_eval(racer)
         names = await racer.eval_cancelable("JSON.stringify(Object.getOwnPropertyNames(globalThis))")
         self.global_names = {n for n in json.loads(str(names)) if not n.startswith("__")}
@@ -149,6 +151,14 @@ class V8:
         assert self._drain is not None
         return await self._track(self._drain.call(""), False)
 
+    async def take(self, key: str) -> str:
+        """A big string a request set aside (``__mcp2repl.take``, ``key`` = "id/name"), handed over as one string."""
+        await self.settled()
+        self._live()
+        assert self._take is not None
+        text = await self._track(self._take.call(key), False)
+        return text if isinstance(text, str) else ""
+
     async def eval_then_drain(self, code: str, drained: Callable[[Any], None], raw: bool = False) -> Any:
         """:meth:`eval` ``code``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`."""
         await self.settled()
@@ -156,17 +166,20 @@ class V8:
         assert self._eval is not None
         return await self.then_drain(self._eval(code), drained, raw)
 
-    async def receive_then_drain(self, batch: str, drained: Callable[[Any], None], texts: Sequence[str] = ()) -> Any:
+    async def receive_then_drain(self, batch: str, drained: Callable[[Any], None], texts: list[str] | None = None) -> Any:
         """:meth:`receive` ``batch``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`.
 
         ``texts`` go first, each as a string of its own (``__mcp2repl.stash``): the batch takes them
         where its items say. They are posted in this same step, so nothing else runs in V8 between.
+        The list is emptied as they go: once V8 has a big text, Python holds no copy of it.
         """
         await self.settled()
         self._live()
         assert self._receive is not None and self._stash is not None
-        for text in texts:
-            self._post(self._stash.call(text))
+        texts = texts if texts is not None else []
+        texts.reverse()
+        while texts:
+            self._post(self._stash.call(texts.pop()))
         return await self.then_drain(self._receive.call(batch), drained, False)
 
     async def then_drain(self, first: asyncio.Future[Any], drained: Callable[[Any], None], raw: bool) -> Any:

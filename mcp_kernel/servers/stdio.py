@@ -208,15 +208,17 @@ async def stdio_transport(
                     status.oversize, lines, delivering = limit, _Lines(limit), False
                     await read_send.aclose()  # the session sees the end; the connection says why
                     continue
-                for line in complete:
-                    message = parse(line)
-                    if message is None:
-                        continue
+                # popped, and the message dropped once sent: this frame waits here for the next chunk
+                # while the session, and V8, work on a result, and must not hold a big one meanwhile
+                complete.reverse()
+                while complete and delivering:
+                    message = parse(complete.pop())
                     try:
-                        await read_send.send(message)
+                        if message is not None:
+                            await read_send.send(message)
                     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                         delivering = False
-                        break
+                    message = None
             if delivering and not closing:  # the server went away: learn how before the session hears of it
                 await wait_exit(process, guard.GRACE + 1.5)
                 status.returncode = process.returncode

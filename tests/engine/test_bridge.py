@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import EngineHarness
 
 from mcp_kernel.engine import BridgeError, CallContext, JsonText
@@ -29,6 +30,28 @@ def test_handler_results_cross_as_data(js: EngineHarness) -> None:
         "const t = await __mcp2repl.call('text', {}); [t.s === 'a\"b\\u2028c', Object.keys(t), Object.getPrototypeOf(t) === Object.prototype, ({}).polluted]"
     ) == "[ true, [ 's', '__proto__', 'n' ], true, undefined ]"
     assert js.value("typeof await __mcp2repl.call('nothing', {})") == "'undefined'"
+
+
+def test_big_string_arguments_reach_python_whole_and_nothing_stays_behind(js: EngineHarness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A top-level string of 256 K characters or more is taken by Python as one string (not escaped
+    into the outbox: an artifact's text); smaller and nested ones go inside the JSON as before."""
+    got: list[dict] = []
+
+    async def keep(args: dict, ctx: CallContext) -> object:
+        got.append(args)
+        return {k: len(v) if isinstance(v, str) else type(v).__name__ for k, v in args.items()}
+
+    js.engine.register("keep", keep)
+    drained: list[int] = []
+    handle = js.engine.bridge.handle
+    monkeypatch.setattr(js.engine.bridge, "handle", lambda text: (drained.append(len(text or "")), handle(text)))
+    cell = "await __mcp2repl.call('keep', { data: 'é\"\\u2028'.repeat(100000), small: 'x', n: 1, also: 'y'.repeat(262144), nested: { s: 'z'.repeat(300000) } })"
+    assert js.value(cell) == "{ data: 300000, small: 1, n: 'int', also: 262144, nested: 'dict' }"
+    [args] = got
+    assert 0 < max(drained) < 400_000  # the nested 300,000 characters went in the JSON; the other 562,144 did not
+    assert args["data"] == 'é"\u2028' * 100000 and args["also"] == "y" * 262144 and args["nested"] == {"s": "z" * 300000}
+    # each was handed over once: nothing is left for a later take
+    assert js.value("[1, 2, 3, 4].map((id) => __mcp2repl.take.call(`${id}/data`) + __mcp2repl.take.call(`${id}/also`))") == "[ '', '', '', '' ]"
 
 
 def test_handler_errors_become_js_errors_at_the_call_site(js: EngineHarness) -> None:

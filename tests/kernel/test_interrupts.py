@@ -105,12 +105,13 @@ def test_sigterm_ends_the_kernel_cleanly() -> None:
 
 
 def test_time_limit_and_heap_limit_from_environment() -> None:
-    session = KernelProcess(env={"MCP2REPL_TIMEOUT": "1", "MCP2REPL_HEAP_LIMIT_MB": "128"})
+    # the hog must reach 128 MB before the time limit, on a busy machine too: 8 MB per step, 3 s
+    session = KernelProcess(env={"MCP2REPL_TIMEOUT": "3", "MCP2REPL_HEAP_LIMIT_MB": "128"})
     try:
         session.execute("const before = 'kept'")
         reply, outputs = session.execute("await null; while (true) {}")
         assert (reply["ename"], reply["evalue"]) == ("TimeoutError", "Cell time limit reached")
-        reply, outputs = session.execute("const hog = []; while (true) hog.push(new Array(1e5).fill(1.5))")
+        reply, outputs = session.execute("const hog = []; while (true) hog.push(new Array(1e6).fill(1.5))")
         assert reply["ename"] == "RangeError"
         assert "heap out of memory" in reply["evalue"]
         assert session.value("before") == "'kept'"

@@ -7,7 +7,8 @@
 //   out          {t, cell, name: "stdout"|"stderr", text}       console output (consecutive writes merged)
 //   display      {t, cell, data, metadata, id, update}          a MIME bundle, or an update of one by id
 //   clear_output {t, cell, wait}
-//   req          {t, id, cell, name, args}                       call a Python handler; settled by id
+//   req          {t, id, cell, name, args, apart?}               call a Python handler; settled by id; `apart`:
+//                                                                 keys of args whose big strings Python takes with `take`
 //   note         {t, cell, name, args}                           tell a Python handler; no answer
 //   timer        {t, id, cell, ms, repeat}                       arm a timer (Python keeps the clock)
 //   clear        {t, id}                                         disarm it
@@ -214,21 +215,55 @@ function __mk$i() {
     return text === undefined ? "null" : text; // a function or a symbol has no JSON form
   }
 
+  // Big top-level strings of a request's args (an artifact's text) wait here for Python to `take` them,
+  // each as one string: escaped into the outbox, a 50 MB text would exist three times more, in both heaps.
+  const APART = 256 * 1024;
+  const aside = new $.Map(); // "id/key" -> string
+  // (no destructuring in here: a cell may have replaced Array.prototype[Symbol.iterator])
+  function setAside(id, args, out) {
+    out.args = args;
+    out.apart = "";
+    if (args === null || typeof args !== "object" || $.isArray(args) || $.getPrototypeOf(args) !== $.ObjectProto) return;
+    const entries = $.entries(args);
+    let keys = "";
+    for (let i = 0; i < entries.length; i++) {
+      const k = entries[i][0];
+      const v = entries[i][1];
+      if (typeof v !== "string" || v.length < APART) continue;
+      if (out.args === args) out.args = $.assign({}, args);
+      out.args[k] = null;
+      $.mapSet(aside, `${id}/${k}`, v);
+      out.keys[out.keys.length] = `${id}/${k}`;
+      keys += (keys ? "," : "") + quote(k);
+    }
+    if (keys) out.apart = `,"apart":[${keys}]`;
+  }
+  /** Python: the string request `this` ("id/key") set aside, handed over once. */
+  ns.take = function take() {
+    const key = "" + this;
+    const text = $.mapGet(aside, key);
+    $.mapDelete(aside, key);
+    return typeof text === "string" ? text : "";
+  };
+
   /** Call a Python-side handler; resolves with its result. */
   ns.call = function call(name, args) {
+    const id = nextRequest++;
     let payload;
+    const sent = { args: null, apart: "", keys: [] };
     try {
-      payload = serialize(name, args);
+      setAside(id, args, sent);
+      payload = serialize(name, sent.args);
     } catch (e) {
+      for (let i = 0; i < sent.keys.length; i++) $.mapDelete(aside, sent.keys[i]);
       return $.reject(e);
     }
     // The stack of the call site, so a failure points at the user's line, not at receive().
     const site = {};
     captureStack(site, call);
     return new PromiseCtor((resolve, reject) => {
-      const id = nextRequest++;
       $.mapSet(pending, id, { resolve, reject, site });
-      post(`{"t":"req","id":${id},"cell":${quote(current)},"name":${quote(name)},"args":${payload}}`);
+      post(`{"t":"req","id":${id},"cell":${quote(current)},"name":${quote(name)},"args":${payload}${sent.apart}}`);
     });
   };
 
@@ -252,6 +287,7 @@ function __mk$i() {
     const reasons = $.mapValues(pending);
     $.mapClear(pending);
     $.mapClear(timers);
+    $.mapClear(aside);
     for (let i = 0; i < reasons.length; i++) reasons[i].reject(makeError({ name, message }, reasons[i].site));
   }
 
