@@ -34,6 +34,7 @@ RUNTIME_FILES = (
     "url-host.js",
     "url-parse.js",
     "url.js",
+    "apart.js",
     "bridge.js",
     "promises.js",
     "introspect.js",

@@ -42,6 +42,7 @@ function __mk$i() {
   "use strict";
   const ns = globalThis.__mcp2repl; // made and locked by intrinsics.js
   const $ = ns.$; // built-ins captured before any cell ran: a cell that replaces one changes only its own code
+  const apart = ns.apart; // big strings beside the JSON (apart.js)
   ns.flagBuffer = __mk$f.buffer;
 
   const { stringify, parse, String } = $;
@@ -215,47 +216,16 @@ function __mk$i() {
     return text === undefined ? "null" : text; // a function or a symbol has no JSON form
   }
 
-  // Big top-level strings of a request's args (an artifact's text) wait here for Python to `take` them,
-  // each as one string: escaped into the outbox, a 50 MB text would exist three times more, in both heaps.
-  const APART = 256 * 1024;
-  const aside = new $.Map(); // "id/key" -> string
-  // (no destructuring in here: a cell may have replaced Array.prototype[Symbol.iterator])
-  function setAside(id, args, out) {
-    out.args = args;
-    out.apart = "";
-    if (args === null || typeof args !== "object" || $.isArray(args) || $.getPrototypeOf(args) !== $.ObjectProto) return;
-    const entries = $.entries(args);
-    let keys = "";
-    for (let i = 0; i < entries.length; i++) {
-      const k = entries[i][0];
-      const v = entries[i][1];
-      if (typeof v !== "string" || v.length < APART) continue;
-      if (out.args === args) out.args = $.assign({}, args);
-      out.args[k] = null;
-      $.mapSet(aside, `${id}/${k}`, v);
-      out.keys[out.keys.length] = `${id}/${k}`;
-      keys += (keys ? "," : "") + quote(k);
-    }
-    if (keys) out.apart = `,"apart":[${keys}]`;
-  }
-  /** Python: the string request `this` ("id/key") set aside, handed over once. */
-  ns.take = function take() {
-    const key = "" + this;
-    const text = $.mapGet(aside, key);
-    $.mapDelete(aside, key);
-    return typeof text === "string" ? text : "";
-  };
-
   /** Call a Python-side handler; resolves with its result. */
   ns.call = function call(name, args) {
     const id = nextRequest++;
     let payload;
     const sent = { args: null, apart: "", keys: [] };
     try {
-      setAside(id, args, sent);
+      apart.setAside(id, args, sent);
       payload = serialize(name, sent.args);
     } catch (e) {
-      for (let i = 0; i < sent.keys.length; i++) $.mapDelete(aside, sent.keys[i]);
+      apart.forget(sent.keys);
       return $.reject(e);
     }
     // The stack of the call site, so a failure points at the user's line, not at receive().
@@ -287,7 +257,7 @@ function __mk$i() {
     const reasons = $.mapValues(pending);
     $.mapClear(pending);
     $.mapClear(timers);
-    $.mapClear(aside);
+    apart.clear();
     for (let i = 0; i < reasons.length; i++) reasons[i].reject(makeError({ name, message }, reasons[i].site));
   }
 
@@ -298,24 +268,12 @@ function __mk$i() {
     if ($.mapHas(data, key)) fn($.mapGet(data, key));
   };
 
-  // Big strings Python sends as themselves (`stash`, `this` = the string), not inside a batch's JSON;
-  // the next batch says how many it takes, and place() puts texts[at…] where its paths point.
-  const stashed = [];
-  ns.stash = function stash() { stashed[stashed.length] = typeof this === "string" ? this : "" + this; };
-  function place(value, paths, texts, at) {
-    for (let i = 0; i < paths.length; i++, at++) {
-      let obj = value;
-      for (let k = 0; k < paths[i].length - 1 && obj; k++) obj = obj[paths[i][k]];
-      if (obj) obj[paths[i][paths[i].length - 1]] = texts[at];
-    }
-    return at;
-  }
   /** Python: a batch of inbound items for one cell; `this` is its JSON text (see the table above). */
   ns.receive = function receive() {
     const batch = parse(this);
     current = batch.cell;
     const items = batch.items;
-    const texts = batch.texts ? $.splice(stashed, 0, batch.texts) : [];
+    const texts = apart.stashed(batch.texts);
     let used = 0;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
@@ -325,7 +283,7 @@ function __mk$i() {
           const p = $.mapGet(pending, item[1]);
           if (!p) continue;
           $.mapDelete(pending, item[1]);
-          if (item[4]) used = place(item[3], item[4], texts, used);
+          if (item[4]) used = apart.place(item[3], item[4], texts, used);
           if (item[2]) p.resolve(item[3]);
           else p.reject(makeError(item[3], p.site));
         } else if (kind === "fire") {

@@ -1,0 +1,66 @@
+// Big strings travel beside the bridge's JSON, in both directions. Escaped into JSON and parsed
+// back, a 50 MB text (a tool's result coming in, an artifact's text going out) would exist several
+// times over in both heaps at once; as a string of its own it is copied once, as data.
+//
+// In:  Python hands each big string of a result to `stash` (`this` = the string) right before the
+//      batch that uses it; the batch says how many it takes, and `place` puts them where its
+//      `paths` point.
+// Out: `setAside` keeps a request's big top-level string args here and names their keys in the
+//      request (`apart`); Python asks for each with `take` (`this` = "id/key") before the handler runs.
+(function installApart() {
+  "use strict";
+  const ns = globalThis.__mcp2repl; // made and locked by intrinsics.js
+  const $ = ns.$; // built-ins captured before any cell ran: a cell that replaces one changes only its own code
+  const quote = (s) => $.stringify($.String(s));
+  const APART = 256 * 1024; // characters: the size from which a string travels on its own
+
+  const stashed = [];
+  ns.stash = function stash() { stashed[stashed.length] = typeof this === "string" ? this : "" + this; };
+
+  const aside = new $.Map(); // "id/key" -> string
+  /** Python: the string request `this` ("id/key") set aside, handed over once. */
+  ns.take = function take() {
+    const key = "" + this;
+    const text = $.mapGet(aside, key);
+    $.mapDelete(aside, key);
+    return typeof text === "string" ? text : "";
+  };
+
+  // (no destructuring in here: a cell may have replaced Array.prototype[Symbol.iterator])
+  ns.apart = $.freeze({
+    /** The first `count` stashed strings, for one batch. */
+    stashed: (count) => (count ? $.splice(stashed, 0, count) : []),
+    /** Put texts[at…] where `paths` (key lists into `value`) point; returns the next unused index. */
+    place(value, paths, texts, at) {
+      for (let i = 0; i < paths.length; i++, at++) {
+        let obj = value;
+        for (let k = 0; k < paths[i].length - 1 && obj; k++) obj = obj[paths[i][k]];
+        if (obj) obj[paths[i][paths[i].length - 1]] = texts[at];
+      }
+      return at;
+    },
+    /** `out.args`: `args` with its big top-level strings set aside (as null); `out.apart`: the request's
+     * `"apart"` member ("" if none); `out.keys`: what `forget` drops if the request is never sent. */
+    setAside(id, args, out) {
+      out.args = args;
+      out.apart = "";
+      if (args === null || typeof args !== "object" || $.isArray(args) || $.getPrototypeOf(args) !== $.ObjectProto) return;
+      const entries = $.entries(args);
+      let keys = "";
+      for (let i = 0; i < entries.length; i++) {
+        const k = entries[i][0];
+        const v = entries[i][1];
+        if (typeof v !== "string" || v.length < APART) continue;
+        if (out.args === args) out.args = $.assign({}, args);
+        out.args[k] = null;
+        $.mapSet(aside, `${id}/${k}`, v);
+        out.keys[out.keys.length] = `${id}/${k}`;
+        keys += (keys ? "," : "") + quote(k);
+      }
+      if (keys) out.apart = `,"apart":[${keys}]`;
+    },
+    forget(keys) { for (let i = 0; i < keys.length; i++) $.mapDelete(aside, keys[i]); },
+    /** An interrupt rejected every pending request: nobody will take what they set aside. */
+    clear() { $.mapClear(aside); },
+  });
+})();
