@@ -220,6 +220,33 @@ def protocol_version() -> str:
     return str(kernel_protocol_version)
 
 
+class AbortBeforeReply:
+    """A kernel mixin: queued cells start being aborted before an error's execute_reply goes out.
+
+    ipykernel 7.4's ``execute_request`` sends the reply first and only then calls ``_abort_queues``,
+    which raises the aborting flag and has the shell-channel thread queue a "stop aborting" marker
+    behind the requests already waiting. A client that answers the reply at once (an agent's next
+    step) can have its next request queued ahead of that marker: it was sent after the error, yet
+    it is aborted. ``do_execute`` calls :meth:`abort_before_reply` for an error instead, so the
+    marker is queued before anyone has the reply, and ipykernel's own call is skipped once.
+    """
+
+    _abort_started = False
+
+    def abort_before_reply(self) -> None:
+        parent = self.get_parent("shell")  # type: ignore[attr-defined]
+        if not (parent.get("content") or {}).get("stop_on_error", True):
+            return
+        self._abort_started = True
+        super()._abort_queues(parent.get("header", {}).get("subshell_id"))  # type: ignore[misc]
+
+    def _abort_queues(self, subshell_id: str | None = None) -> None:
+        if self._abort_started:
+            self._abort_started = False
+            return
+        super()._abort_queues(subshell_id)  # type: ignore[misc]
+
+
 # ---- jupyter_client -----------------------------------------------------------------------------
 
 

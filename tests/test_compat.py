@@ -157,3 +157,18 @@ def test_send_unvalidated_returns_what_send_request_would_reject() -> None:
 
 def types_of(raw: dict) -> list[str]:
     return sorted(k for k in raw if not k.startswith("_") and k != "resultType")
+
+
+def test_ipykernel_starts_aborting_only_after_the_error_reply() -> None:
+    """What AbortBeforeReply works around, and the names it uses: if ipykernel ever queues its
+    marker before the reply, the mixin is no longer needed (and this fails to say so)."""
+    import inspect
+
+    from ipykernel.kernelbase import Kernel
+
+    source = inspect.getsource(Kernel.execute_request)
+    assert hasattr(Kernel, "_abort_queues") and hasattr(Kernel, "_post_dummy_stop_aborting_message")
+    assert source.index('"execute_reply"') < source.index("self._abort_queues(")
+    from mcp_kernel.kernel.kernel import MCPKernel
+
+    assert MCPKernel._abort_queues is compat.AbortBeforeReply._abort_queues

@@ -74,7 +74,7 @@ def _terminated() -> None:
     os._exit(0)
 
 
-class MCPKernel(Kernel):
+class MCPKernel(compat.AbortBeforeReply, Kernel):
     """JavaScript cells in one persistent V8 context."""
 
     _execute_sleep = compat.no_reply_sleep()
@@ -287,6 +287,7 @@ class MCPKernel(Kernel):
             content = {"ename": err.name, "evalue": err.message, "traceback": err.traceback}
             if not silent:
                 self.send_response(self.iopub_socket, "error", content)
+                self.abort_before_reply()  # queued cells are aborted; the next one sent after the reply is not
             return {"status": "error", "execution_count": self.execution_count, "user_expressions": {}, **content}
         if result.data is not None and not silent:
             self.send_response(
