@@ -167,7 +167,7 @@ class V8:
         assert self._eval is not None
         return await self.then_drain(self._eval(code), drained, raw)
 
-    async def receive_then_drain(self, batch: str, drained: Callable[[Any], None], texts: list[str] | None = None) -> Any:
+    async def receive_then_drain(self, batch: str, drained: Callable[[Any], None], texts: list[str]) -> Any:
         """:meth:`receive` ``batch``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`.
 
         ``texts`` go first, each as a string of its own (``__mcp2repl.stash``): the batch takes them
@@ -177,7 +177,6 @@ class V8:
         await self.settled()
         self._live()
         assert self._receive is not None and self._stash is not None
-        texts = texts if texts is not None else []
         texts.reverse()
         while texts:
             self._post(self._stash.call(texts.pop()))

@@ -31,7 +31,7 @@ from .authspec import login_advice
 from .client_side import ClientSide, Person
 from .limits import ERROR_LIMIT, capped, capped_result, default_call_timeout, shorten, start_timeout, tidy, timeout_hint
 from .remote import HttpTrace, describe_remote, open_remote
-from .spawn import Spawned, log_file, server_environment, stop
+from .spawn import Launch, Spawned, log_file, stop
 from .spec import ServerSpec
 from .stdio import StdioStatus, stdio_transport
 
@@ -240,15 +240,19 @@ class ServerConnection(ClientSide):
         elif not (self._closing and self._closing.is_set()):
             self.events.notice(f'[mcp2repl] MCP server "{self.name}" disconnected: {reason}')
 
+    def launch(self) -> Launch:
+        """How this stdio server's process starts (an early one is adopted only if it matches)."""
+        return Launch.of(self.spec, self.log_path)
+
     async def _open_transport(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
         spec = self.spec
         self.process = None
         if spec.transport == "stdio":
             assert spec.command
             self.process = StdioStatus()
-            spawned, self.early = self.early, None
-            env = server_environment(spec.env)
-            transport = stdio_transport(spec.command, spec.args, env=env, cwd=spec.cwd, log_path=self.log_path, status=self.process, spawned=spawned)
+            launch, spawned, self.early = self.launch(), self.early, None
+            env = dict(launch.env)
+            transport = stdio_transport(launch.command, launch.args, env=env, cwd=launch.cwd, log_path=launch.log_path, status=self.process, spawned=spawned)
             return await stack.enter_async_context(transport)
         hooks = LoginHooks(show=self.events.show_login, waiting=self._waiting_for_login, secret=self.events.secret)
         return await open_remote(spec, stack, self._http, hooks)

@@ -23,7 +23,7 @@ from .config import ServerSpec
 from .connection import Events, Progress, ServerConnection
 from .elicitation import Person
 from .shapes import ObservedShapes
-from .spawn import EarlyStarts, Launch
+from .spawn import EarlyStarts
 
 import_jsonschema()  # this module loads off the kernel's start-up path; pay for jsonschema here
 
@@ -102,7 +102,7 @@ class ServerManager:
         conn = ServerConnection(spec, self.log_dir, events, root_dir=self.root_dir)
         self.connections[spec.name] = conn
         if early is not None and spec.transport == "stdio" and spec.command and not spec.error:
-            conn.early = early.take(spec.name, Launch.of(spec, conn.log_path))
+            conn.early = early.take(spec.name, conn.launch())
         conn.start()
         if not spec.error:
             task = asyncio.ensure_future(self._when_ready(conn))

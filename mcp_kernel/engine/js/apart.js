@@ -39,25 +39,25 @@
       }
       return at;
     },
-    /** `out.args`: `args` with its big top-level strings set aside (as null); `out.apart`: the request's
-     * `"apart"` member ("" if none); `out.keys`: what `forget` drops if the request is never sent. */
-    setAside(id, args, out) {
-      out.args = args;
-      out.apart = "";
-      if (args === null || typeof args !== "object" || $.isArray(args) || $.getPrototypeOf(args) !== $.ObjectProto) return;
-      const entries = $.entries(args);
-      let keys = "";
-      for (let i = 0; i < entries.length; i++) {
-        const k = entries[i][0];
-        const v = entries[i][1];
+    /** null when `args` has no big top-level string (every call asks: nothing is allocated then);
+     * else `{args}` with them set aside (as null), the request's `apart` member, and the `keys`
+     * that `forget` drops if the request is never sent. */
+    setAside(id, args) {
+      if (args === null || typeof args !== "object" || $.isArray(args) || $.getPrototypeOf(args) !== $.ObjectProto) return null;
+      const names = $.keys(args);
+      let out = null;
+      for (let i = 0; i < names.length; i++) {
+        const k = names[i];
+        const v = args[k];
         if (typeof v !== "string" || v.length < APART) continue;
-        if (out.args === args) out.args = $.assign({}, args);
+        if (out === null) out = { args: $.assign({}, args), apart: "", keys: [] };
         out.args[k] = null;
         $.mapSet(aside, `${id}/${k}`, v);
         out.keys[out.keys.length] = `${id}/${k}`;
-        keys += (keys ? "," : "") + quote(k);
+        out.apart += (out.apart ? "," : "") + quote(k);
       }
-      if (keys) out.apart = `,"apart":[${keys}]`;
+      if (out !== null) out.apart = `,"apart":[${out.apart}]`;
+      return out;
     },
     forget(keys) { for (let i = 0; i < keys.length; i++) $.mapDelete(aside, keys[i]); },
     /** An interrupt rejected every pending request: nobody will take what they set aside. */

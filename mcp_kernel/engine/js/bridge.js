@@ -220,12 +220,12 @@ function __mk$i() {
   ns.call = function call(name, args) {
     const id = nextRequest++;
     let payload;
-    const sent = { args: null, apart: "", keys: [] };
+    let sent = null; // big strings set aside (apart.js), mostly none
     try {
-      apart.setAside(id, args, sent);
-      payload = serialize(name, sent.args);
+      sent = apart.setAside(id, args);
+      payload = serialize(name, sent === null ? args : sent.args);
     } catch (e) {
-      apart.forget(sent.keys);
+      if (sent !== null) apart.forget(sent.keys);
       return $.reject(e);
     }
     // The stack of the call site, so a failure points at the user's line, not at receive().
@@ -233,7 +233,7 @@ function __mk$i() {
     captureStack(site, call);
     return new PromiseCtor((resolve, reject) => {
       $.mapSet(pending, id, { resolve, reject, site });
-      post(`{"t":"req","id":${id},"cell":${quote(current)},"name":${quote(name)},"args":${payload}${sent.apart}}`);
+      post(`{"t":"req","id":${id},"cell":${quote(current)},"name":${quote(name)},"args":${payload}${sent === null ? "" : sent.apart}}`);
     });
   };
 
