@@ -161,6 +161,7 @@ class ServerConnection(ClientSide):
         assert self._closing is not None
         self._closing.set()
         if self.state == "starting":
+            self.state = "stopped"  # given up now, whatever the wind-down takes (the next cell may ask at once)
             runner.cancel()  # a start is not worth finishing (kernel shutdown has ~2 s); the transport still stops the server
         # the stdio transport's shutdown is bounded (~3.5 s for a server that ignores everything)
         if not (await asyncio.wait({runner}, timeout=5.0))[0]:
@@ -233,7 +234,8 @@ class ServerConnection(ClientSide):
     def _fail(self, ready: asyncio.Future[None], reason: str) -> None:
         started = ready.done()
         login = self._http.auth is not None and self._http.auth.needs_login
-        self.state = "needs_login" if login else "disconnected" if started else "error"
+        if not (self._closing and self._closing.is_set()):  # a close sets the state itself
+            self.state = "needs_login" if login else "disconnected" if started else "error"
         self.last_error = reason = login_advice(self.name, headless=False) if login else reason
         if not ready.done():
             ready.set_result(None)
@@ -248,11 +250,9 @@ class ServerConnection(ClientSide):
         spec = self.spec
         self.process = None
         if spec.transport == "stdio":
-            assert spec.command
             self.process = StdioStatus()
-            launch, spawned, self.early = self.launch(), self.early, None
-            env = dict(launch.env)
-            transport = stdio_transport(launch.command, launch.args, env=env, cwd=launch.cwd, log_path=launch.log_path, status=self.process, spawned=spawned)
+            launch, spawned, self.early = self.launch(), self.early, None  # Launch.of: a stdio spec has a command
+            transport = stdio_transport(launch.command, launch.args, env=dict(launch.env), cwd=launch.cwd, log_path=launch.log_path, status=self.process, spawned=spawned)
             return await stack.enter_async_context(transport)
         hooks = LoginHooks(show=self.events.show_login, waiting=self._waiting_for_login, secret=self.events.secret)
         return await open_remote(spec, stack, self._http, hooks)

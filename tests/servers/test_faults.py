@@ -402,3 +402,22 @@ def test_closing_a_server_that_ignores_everything_leaves_nothing() -> None:
         return time.monotonic() - started
 
     assert run(hostile("orphans", "--mark", mark), body, mark) < 10
+
+
+def test_a_start_given_up_is_not_shown_as_starting(tmp_path: Path) -> None:
+    """An interrupted login (or any close during start-up) must not leave the server shown as
+    "starting" while its start winds down: the next cell's api.servers() reads the state at once."""
+    spec = ServerSpec(name="mute", transport="stdio", command=sys.executable, args=["-c", "import time; time.sleep(60)"])
+
+    async def main() -> tuple[str, str, str]:
+        conn = ServerConnection(spec, tmp_path)
+        conn.start()
+        await asyncio.sleep(0.5)
+        before = conn.state
+        closing = asyncio.ensure_future(conn.close())
+        await asyncio.sleep(0.1)  # the close has begun; the server ignores stdin's end, so it takes seconds
+        during = conn.state
+        await closing
+        return before, during, conn.state
+
+    assert asyncio.run(main()) == ("starting", "stopped", "stopped")
