@@ -227,6 +227,18 @@ CASES: list[Case] = [
     ),
     Case("as type query before parenthesis", "const o = { a: 1 }\nlet k = 'a' as keyof typeof o\n(() => { k = 'b' as any })()\nk", "b"),
     Case("union type alias before template", "let v = 'start'\ntype U = 'a' | 'b'\n`end`", "end"),
+    # tree-sitter reads the template as a template literal type and fails on the generic arrow in it
+    Case(
+        "conditional type alias before template with generic arrow",
+        "type C<T> = T extends string ? 'y' : 'n'\n`v${<T,>(y: T) => y}`.length",
+        12,
+    ),
+    Case(
+        "conditional annotation before template with generic arrow",
+        "let z: T extends U ? 'y' : /* no */ 'n'\n`v${<T,>(y: T) => y as number}`",
+        "v(y   ) => y",
+        tree_sitter_js=False,
+    ),
     # V8 inserts `;` after `let t`; tree-sitter-javascript (and so rewrite.py) does not
     Case("annotation before template", "let t: string\n`value`", "value", tree_sitter_js=False),
     Case("overload before parenthesis", "function f(): number\nfunction f() { return 1 }\n(f)()", 1),

@@ -84,10 +84,11 @@ def strip_types(source: str) -> str:
         return source
     ends = statement_ends(raw, root, captures)
     text = raw
-    if ends.blanks or ends.erased:  # parse again, with those statements ended as TypeScript ends them
+    if ends.blanks or ends.erased or ends.breaks:  # parse again, with those statements ended as TypeScript ends them
         text = ends.patch(raw)
         root = Parser(language()).parse(text).root_node
         captures = QueryCursor(_marks_query()).captures(root).get("ts", [])
+        ends.puts += ends.break_puts(root)
     if root.has_error and not Parser(_javascript()).parse(raw).root_node.has_error:
         return source  # JavaScript that this TypeScript grammar cannot read (e.g. `using`)
     walk = Walk(text, raw, sorted([n.start_byte for n in captures] + list(ends.erased)), ends.erased)

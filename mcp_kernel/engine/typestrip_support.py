@@ -60,15 +60,36 @@ class Ends:
     blanks: list[tuple[int, int]] = field(default_factory=list)
     puts: Puts = field(default_factory=list)
     erased: dict[int, int] = field(default_factory=dict)  # type-only statement start -> its end
+    breaks: list[int] = field(default_factory=list)  # line breaks that end a type tree-sitter could not read
 
     def patch(self, raw: bytes) -> bytes:
-        """``raw`` with the blanks applied and each erased statement made a lone ``;``."""
+        """``raw`` with the blanks applied and each erased statement made a lone ``;``.
+
+        A line break in ``breaks`` becomes ``;`` too: only the parse sees it, never the output.
+        """
         text = bytearray(raw)
         for start, end in self.blanks + list(self.erased.items()):
             text[start:end] = _BLANK_BYTES.sub(b" ", raw[start:end])
-        for at in [p[0] for p in self.puts] + list(self.erased):
+        for at in [p[0] for p in self.puts] + list(self.erased) + self.breaks:
             text[at] = 0x3B
         return bytes(text)
+
+    def break_puts(self, root: Node) -> Puts:
+        """A ``;`` after the expression of ``x as T`` that a break ends, so JavaScript ends it too."""
+        puts: Puts = []
+        for at in self.breaks:
+            node = root.descendant_for_byte_range(at, at + 1)
+            while node is not None and node.end_byte == at + 1 and node.type != "expression_statement":
+                node = node.parent
+            if node is None or node.type != "expression_statement":
+                continue
+            while node.child_count and node.type not in _ASSERTIONS:
+                node = next((c for c in reversed(node.children) if c.end_byte <= at and c.type != ";"), None)
+                if node is None or node.end_byte != at:
+                    break
+            if node is not None and node.type in _ASSERTIONS:
+                puts.append((node.children[0].end_byte, 0, ";"))
+        return puts
 
 
 def statement_ends(raw: bytes, root: Node, captures: list[Node]) -> Ends:
@@ -84,6 +105,8 @@ def statement_ends(raw: bytes, root: Node, captures: list[Node]) -> Ends:
         owner = token.parent
         while owner is not None and owner.type not in _TYPE_OWNERS:
             owner = owner.parent
+        if owner is None and _type_in_error(before):  # `T extends U ? A : B` + `${<T,>() => 1}`: no tree
+            ends.breaks.append(line_start.start())
         if owner is None or before.end_byte <= _type_start(owner):
             continue
         ambient = owner
@@ -113,6 +136,16 @@ def statement_ends(raw: bytes, root: Node, captures: list[Node]) -> Ends:
             if less is not None and end is not None:
                 ends.blanks.append((less.start_byte, end))
     return ends
+
+
+def _type_in_error(leaf: Node) -> bool:
+    """Is ``leaf`` the end of a type inside a stretch tree-sitter could not parse?"""
+    typed = False
+    node = leaf.parent
+    while node is not None and node.type != "ERROR":
+        typed = typed or node.type.endswith("_type") or node.type == "type_identifier"
+        node = node.parent
+    return typed and node is not None
 
 
 def _type_start(owner: Node) -> int:
