@@ -191,7 +191,7 @@ def start(files: SessionFiles, options: StartOptions) -> KernelConnection:
         if proc.poll() is not None:
             raise SessionError(f"the kernel of session {files.name!r} exited while starting (status {proc.returncode}):\n{files.log_tail()}")
         if time.monotonic() > deadline:
-            terminate(proc.pid)
+            terminate(proc.pid, str(files.conn))
             raise SessionError(f"the kernel of session {files.name!r} did not start within {START_TIMEOUT:g} s:\n{files.log_tail()}")
         time.sleep(0.02)
     return connect(files, info, proc.pid)
@@ -214,14 +214,20 @@ def connect(files: SessionFiles, info: dict[str, Any] | None = None, pid: int | 
     return conn
 
 
-def terminate(pid: int, grace: float = 3.0) -> None:
-    """End a kernel's process group (the kernel and its servers), politely first."""
+def terminate(pid: int, marker: str = "", grace: float = 3.0) -> None:
+    """End a kernel's process group (the kernel and its servers), politely first.
+
+    ``marker`` (its connection file) is checked before every signal: pids come round again soon
+    (Linux's default ``pid_max`` is 32768), and another session's kernel also leads its own group.
+    """
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 2.0)):
+        if not pid_alive(pid, marker):
+            return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, sig)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            if not pid_alive(pid):
+            if not pid_alive(pid, marker):
                 return
             time.sleep(0.05)
 
@@ -240,10 +246,10 @@ def stop(files: SessionFiles) -> str:
             finally:
                 conn.close()
             deadline = time.monotonic() + 5
-            while pid and pid_alive(pid) and time.monotonic() < deadline:
+            while pid and pid_alive(pid, str(files.conn)) and time.monotonic() < deadline:
                 time.sleep(0.05)
-        if pid and pid_alive(pid):
-            terminate(pid)
+        if pid:
+            terminate(pid, str(files.conn))
         files.remove()
         return f"stopped session {files.name!r} (pid {pid})"
     files.remove()

@@ -92,25 +92,28 @@ def _reap() -> list[tuple[int, int]]:
         done.append((pid, status))
 
 
-def kill_tree(server: int, grace: float = GRACE) -> int | None:
+def kill_tree(server: int, grace: float = GRACE, reaped: bool = False) -> int | None:
     """SIGTERM the server's group and every descendant, SIGKILL what is left after ``grace``.
 
-    Returns the server's wait status if it was reaped here.
+    Returns the server's wait status if it was reaped here. Once the server is reaped its group is
+    signalled no more: an empty group's number is free for another program's group, and the
+    server's descendants are reached through the subtree anyway (we are their subreaper).
     """
     status = None
     me = os.getpid()
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 2.0)):
-        try:
-            os.killpg(server, sig)
-        except OSError:
-            pass
+        if not reaped or not LINUX:
+            try:
+                os.killpg(server, sig)
+            except OSError:
+                pass
         deadline = time.monotonic() + wait
         while True:
             # a process that forks while we signal shows up in the next pass
             _signal_all(descendants(me), sig)
             for pid, st in _reap():
                 if pid == server:
-                    status = st
+                    status, reaped = st, True
             if not descendants(me) and (LINUX or status is not None):
                 return status
             if time.monotonic() >= deadline:
@@ -231,7 +234,7 @@ def main(argv: list[str]) -> None:
         pass
     for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)  # finish the clean-up whatever arrives now
-    left = kill_tree(server)
+    left = kill_tree(server, reaped=status is not None)
     _exit_like(status if status is not None else left)
 
 if __name__ == "__main__":

@@ -76,11 +76,18 @@ def stop_all(cwd: Path) -> None:
         pid = int(json.loads(meta.read_text()).get("pid", 0))
         name = meta.name[: -len(".meta.json")]
         cli("--stop", name, cwd=cwd, timeout=60)
-        if pid and alive(pid):
+        if pid and alive(pid) and str(folder / f"{name}.json").encode() in _cmdline(pid):  # not a reused pid
             try:
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def config(cwd: Path, servers: dict[str, Any]) -> Path:

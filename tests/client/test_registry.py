@@ -1,0 +1,39 @@
+"""Session files and processes: a session's pid is checked to be its kernel before any signal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from mcp_kernel.client import registry
+from mcp_kernel.client.registry import SessionFiles
+
+
+def test_terminate_spares_a_process_that_only_has_the_pid(tmp_path: Path) -> None:
+    # pids come round again (pid_max is 32768 here) and every session kernel leads its own group:
+    # a stale pid may name another session's kernel by the time it is signalled
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        registry.terminate(other.pid, str(tmp_path / "s.json"), grace=0.2)
+        assert other.poll() is None
+        registry.terminate(other.pid, "time.sleep(60)", grace=5)  # the marker is in its command line: ended
+        assert other.wait(timeout=10) == -15
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_stop_of_a_session_whose_pid_was_reused_removes_only_its_files(tmp_path: Path) -> None:
+    files = SessionFiles("s", tmp_path)
+    files.folder.mkdir(parents=True)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        files.meta.write_text(f'{{"pid": {other.pid}}}')
+        files.conn.write_text("{}")
+        assert files.state() == "dead"
+        assert registry.stop(files) == "session 's' was not running (its kernel had died); its files are removed"
+        assert (other.poll(), files.conn.exists(), files.meta.exists()) == (None, False, False)
+    finally:
+        other.kill()
+        other.wait()
