@@ -21,7 +21,7 @@ import json
 import os
 import tempfile
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -239,11 +239,12 @@ class ArtifactStore:
         return Handle(name, "artifact", st.st_size, infer_format(name), read_with, str(path), created)
 
 
-def _encode(data: str | bytes, format: str) -> bytes:
+def _encode(data: str | bytes, format: str) -> Iterable[bytes]:
+    """The file's bytes, in pieces: a big text is encoded a slice at a time, never as one more copy of it."""
     if not isinstance(data, str | bytes | bytearray | memoryview):
         raise ArtifactError(f"artifact data must be str or bytes, got {type(data).__name__}")
     if format == "bytes":
-        return _utf8(data) if isinstance(data, str) else bytes(data)
+        return _utf8(data) if isinstance(data, str) else [bytes(data)]
     try:
         text = data if isinstance(data, str) else bytes(data).decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -251,7 +252,13 @@ def _encode(data: str | bytes, format: str) -> bytes:
     return _utf8(_ndjson(text) if format == "ndjson" else text)
 
 
-def _utf8(text: str) -> bytes:
+def _utf8(text: str) -> Iterator[bytes]:
+    """UTF-8 of ``text``, a slice at a time: a 50 MB text is written without a 50 MB copy of it."""
+    for start in range(0, max(len(text), 1), _CHUNK):
+        yield _utf8_slice(text[start : start + _CHUNK])
+
+
+def _utf8_slice(text: str) -> bytes:
     """UTF-8, with lone surrogates (possible in JS strings) replaced by U+FFFD instead of failing the save."""
     try:
         return text.encode("utf-8")
@@ -278,15 +285,16 @@ def _ndjson(text: str) -> str:
     return "\n".join(kept) + "\n" if kept else ""
 
 
-def _atomic_write(path: Path, payload: bytes) -> None:
+def _atomic_write(path: Path, payload: Iterable[bytes]) -> None:
     """Temp file in the same folder (same filesystem, so the rename is atomic), fsync, rename, fsync the folder."""
     tmp = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", suffix=".part", delete=False)
     replaced = False
     try:
         with tmp:
-            view = memoryview(payload)
-            for start in range(0, len(view), _CHUNK):
-                tmp.write(view[start : start + _CHUNK])
+            for piece in payload:
+                view = memoryview(piece)
+                for start in range(0, len(view), _CHUNK):
+                    tmp.write(view[start : start + _CHUNK])
             tmp.flush()
             os.fsync(tmp.fileno())
         os.replace(tmp.name, path)

@@ -82,6 +82,15 @@ Handler = Callable[[Any, CallContext], Awaitable[Any]]
 Note = Callable[[Any, CallContext], None]
 
 
+#: Characters set aside by one request from which V8 collects its garbage before they are taken.
+#: Such a string is mostly an artifact made from a big value (its text, parsed, then stringified):
+#: the text and whatever the parse left are garbage by now, and taking the string costs two more
+#: copies of it. Collecting first keeps them from being the kernel's peak (a 50 MB result printed:
+#: about one payload less at the peak, and half the memory held after the cell), for a full GC's
+#: time, which is small next to moving that much.
+COLLECT_BEFORE_TAKING = 8 << 20
+
+
 def _item(*parts: Any) -> str:
     return json.dumps(list(parts), ensure_ascii=False)
 
@@ -194,6 +203,8 @@ class Bridge:
             if handler is None:
                 raise BridgeError("TypeError", f"no Python handler named {name!r}")
             args = msg["args"]
+            if v8 is not None and msg.get("apartChars", 0) >= COLLECT_BEFORE_TAKING:
+                await v8.collect_garbage()
             for key in msg.get("apart", ()):  # big strings JS kept out of the JSON: one string each
                 if v8 is not None:
                     args[key] = await v8.take(f"{request_id}/{key}")

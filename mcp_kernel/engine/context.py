@@ -152,6 +152,12 @@ class V8:
         assert self._drain is not None
         return await self._track(self._drain.call(""), False)
 
+    async def collect_garbage(self) -> None:
+        """A full GC, in a thread: mini-racer's call waits for the isolate to be idle, the loop must not."""
+        racer = self._racer
+        if racer is not None:
+            await asyncio.to_thread(racer.low_memory_notification)
+
     async def take(self, key: str) -> str:
         """A big string a request set aside (``__mcp2repl.take``, ``key`` = "id/name"), handed over as one string."""
         await self.settled()
@@ -232,8 +238,7 @@ class V8:
                     continue
             if forget is not None and self._receive is not None:
                 await self._receive.call(forget)
-            # a full GC, in a thread: mini-racer's call waits for the isolate to be idle
-            await asyncio.to_thread(racer.low_memory_notification)
+            await self.collect_garbage()
         except Exception:  # noqa: BLE001 - e.g. closed meanwhile; the limit is restored below
             pass
         finally:

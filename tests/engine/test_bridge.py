@@ -54,6 +54,24 @@ def test_big_string_arguments_reach_python_whole_and_nothing_stays_behind(js: En
     assert js.value("[1, 2, 3, 4].map((id) => __mcp2repl.take.call(`${id}/data`) + __mcp2repl.take.call(`${id}/also`))") == "[ '', '', '', '' ]"
 
 
+def test_garbage_is_collected_before_a_very_big_string_is_taken(js: EngineHarness) -> None:
+    """A request that sets aside 8 M characters or more (an artifact of a big value) has V8 collect its
+    garbage first: the parsed-and-dropped data of the cell is not in memory while the string is copied out."""
+    used: list[int] = []
+
+    async def heap(args: dict, ctx: CallContext) -> int:
+        assert js.engine._v8 is not None and js.engine._v8._racer is not None
+        used.append(int(js.engine._v8._racer.heap_stats()["used_heap_size"]))
+        return len(args["data"])
+
+    js.engine.register("heap", heap)
+    garbage = "let junk = JSON.parse(JSON.stringify(Array.from({ length: 400000 }, (_, i) => ({ i, w: 'w' + i })))); junk = null"
+    assert js.value(f"{garbage}; await __mcp2repl.call('heap', {{ data: 'x'.repeat(300000) }})") == "300000"
+    assert js.value(f"{garbage}; await __mcp2repl.call('heap', {{ data: 'x'.repeat(9 << 20) }})") == str(9 << 20)
+    small, big = used
+    assert small > 30 << 20 and big < 30 << 20  # 400,000 dropped objects, still there / collected (the 9 MiB string is taken after)
+
+
 def test_handler_errors_become_js_errors_at_the_call_site(js: EngineHarness) -> None:
     async def refuse(args: dict, ctx: CallContext) -> None:
         raise BridgeError("ToolError", "nope", server="s1")

@@ -6,7 +6,8 @@
 //      batch that uses it; the batch says how many it takes, and `place` puts them where its
 //      `paths` point.
 // Out: `setAside` keeps a request's big top-level string args here and names their keys in the
-//      request (`apart`); Python asks for each with `take` (`this` = "id/key") before the handler runs.
+//      request (`apart`, with their total length in `apartChars`); Python asks for each with `take`
+//      (`this` = "id/key") before the handler runs.
 (function installApart() {
   "use strict";
   const ns = globalThis.__mcp2repl; // made and locked by intrinsics.js
@@ -50,13 +51,14 @@
         const k = names[i];
         const v = args[k];
         if (typeof v !== "string" || v.length < APART) continue;
-        if (out === null) out = { args: $.assign({}, args), apart: "", keys: [] };
+        if (out === null) out = { args: $.assign({}, args), apart: "", keys: [], chars: 0 };
         out.args[k] = null;
+        out.chars += v.length;
         $.mapSet(aside, `${id}/${k}`, v);
         out.keys[out.keys.length] = `${id}/${k}`;
         out.apart += (out.apart ? "," : "") + quote(k);
       }
-      if (out !== null) out.apart = `,"apart":[${out.apart}]`;
+      if (out !== null) out.apart = `,"apart":[${out.apart}],"apartChars":${out.chars}`;
       return out;
     },
     forget(keys) { for (let i = 0; i < keys.length; i++) $.mapDelete(aside, keys[i]); },
