@@ -88,6 +88,13 @@ def test_output_and_artifacts_show_no_secret(s: SessionHarness) -> None:
     assert (s.session.artifacts.root / handle["name"]).read_text() == f"token {MASK}"
 
 
+def test_a_big_artifact_written_in_pieces_shows_no_secret(s: SessionHarness) -> None:
+    handle = s.json(f"await api.saveArtifact('leaks', Array.from({{ length: 200000 }}, (_, i) => ({{ i, t: 'token {TOKEN}' }})))")
+    text = (s.session.artifacts.root / handle["name"]).read_text()
+    assert len(text) > 4 << 20  # more than one piece
+    assert TOKEN not in text and text.count(MASK) == 200000
+
+
 def test_the_server_still_gets_the_real_value(s: SessionHarness) -> None:
     assert s.value(f"(await mcp.echo.echo({{ text: '{FILE_TOKEN}' }})) === '{FILE_TOKEN}'") == "true"
 

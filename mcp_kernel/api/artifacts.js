@@ -12,7 +12,9 @@
    *   can escape the artifact folder
    * @param {*} value the value (bytes: a Uint8Array/ArrayBuffer; ndjson: an array)
    * @param {{format?: "json"|"text"|"ndjson"|"bytes"}} [options] default: bytes for binary
-   *   values, text for strings, json otherwise
+   *   values, text for strings, json otherwise. A big value (JSON of millions of characters) is
+   *   written in pieces, other async code running between them: await the save before changing it.
+   *   The file appears whole when the last piece is in, or not at all.
    * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string, created: string, relPath: string}>}
    */
   api.saveArtifact = async function saveArtifact(name, value, options = {}) {

@@ -10,6 +10,7 @@ Writes go to a hidden temp file beside the target, are fsynced and then renamed 
 
 JS serialises values (display/js/artifacts.js) so only text crosses the bridge; the handlers at
 the end of this module write and read it in a thread, so a 50 MB artifact never stalls the loop.
+A big value's JSON comes in pieces instead, through the streams of artifact_streams.py.
 """
 
 from __future__ import annotations
@@ -132,7 +133,10 @@ class ArtifactStore:
 
     def save_within_cap(self, name: str, data: str | bytes, format: str, auto: bool) -> tuple[Handle, Eviction]:
         """:meth:`save`, then keep the folder within its cap (``auto``: the kernel chose to save this, see artifact_cap)."""
-        handle = self.save(name, data, format)
+        return self.within_cap(self.save(name, data, format), auto)
+
+    def within_cap(self, handle: Handle, auto: bool) -> tuple[Handle, Eviction]:
+        """Keep the folder within its cap after ``handle`` was saved."""
         root = self.root.resolve()
         self.cap.note_saved(root, handle.name, auto)
         files = [(h.name, h.bytes, mtime) for mtime, h in self._files()]
@@ -148,13 +152,23 @@ class ArtifactStore:
         """
         name = with_extension(check_name(name), format)
         payload = _encode(data, format)
+        file = self.create(name)
+        file.write(payload)
+        return self.commit(name, file)
+
+    def create(self, name: str) -> AtomicFile:
+        """The file of artifact ``name`` (checked, with its extension), to write and then :meth:`commit`."""
         path = self._target(name)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            _atomic_write(path, payload)
+            return AtomicFile(path, name)
         except OSError as exc:
             raise ArtifactError(f"could not write artifact {name!r}: {exc.strerror or exc}") from exc
-        handle = self._handle(name, path)
+
+    def commit(self, name: str, file: AtomicFile) -> Handle:
+        """Make the written file the artifact ``name``; its handle."""
+        file.commit()
+        handle = self._handle(name, file.path)
         self.saved.append(handle)
         return handle
 
@@ -244,15 +258,15 @@ def _encode(data: str | bytes, format: str) -> Iterable[bytes]:
     if not isinstance(data, str | bytes | bytearray | memoryview):
         raise ArtifactError(f"artifact data must be str or bytes, got {type(data).__name__}")
     if format == "bytes":
-        return _utf8(data) if isinstance(data, str) else [bytes(data)]
+        return utf8_pieces(data) if isinstance(data, str) else [bytes(data)]
     try:
         text = data if isinstance(data, str) else bytes(data).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ArtifactError(f"{format} artifact data is not valid UTF-8 (byte {exc.start}); save it with format 'bytes'") from exc
-    return _utf8(_ndjson(text) if format == "ndjson" else text)
+    return utf8_pieces(_ndjson(text) if format == "ndjson" else text)
 
 
-def _utf8(text: str) -> Iterator[bytes]:
+def utf8_pieces(text: str) -> Iterator[bytes]:
     """UTF-8 of ``text``, a slice at a time: a 50 MB text is written without a 50 MB copy of it."""
     for start in range(0, max(len(text), 1), _CHUNK):
         yield _utf8_slice(text[start : start + _CHUNK])
@@ -285,30 +299,50 @@ def _ndjson(text: str) -> str:
     return "\n".join(kept) + "\n" if kept else ""
 
 
-def _atomic_write(path: Path, payload: Iterable[bytes]) -> None:
-    """Temp file in the same folder (same filesystem, so the rename is atomic), fsync, rename, fsync the folder."""
-    tmp = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", suffix=".part", delete=False)
-    replaced = False
-    try:
-        with tmp:
-            for piece in payload:
+class AtomicFile:
+    """A file that appears whole at its path or not at all: written to a hidden temp file beside it,
+    then fsynced, renamed over the path, and the rename made durable. Failures are ArtifactErrors."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        self.path, self.name = path, name
+        self._tmp = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", suffix=".part", delete=False)
+
+    def write(self, pieces: Iterable[bytes]) -> None:
+        with self._or_discard():
+            for piece in pieces:
                 view = memoryview(piece)
                 for start in range(0, len(view), _CHUNK):
-                    tmp.write(view[start : start + _CHUNK])
-            tmp.flush()
-            os.fsync(tmp.fileno())
-        os.replace(tmp.name, path)
-        replaced = True
-    finally:
-        if not replaced:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp.name)
-    with contextlib.suppress(OSError):  # make the rename itself durable; not possible on every OS
-        fd = os.open(path.parent, os.O_RDONLY)
+                    self._tmp.write(view[start : start + _CHUNK])
+
+    def commit(self) -> None:
+        with self._or_discard():
+            with self._tmp:
+                self._tmp.flush()
+                os.fsync(self._tmp.fileno())
+            os.replace(self._tmp.name, self.path)
+        with contextlib.suppress(OSError):  # make the rename itself durable; not possible on every OS
+            fd = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    @contextlib.contextmanager
+    def _or_discard(self) -> Iterator[None]:
+        """Any failure, an interrupt too, removes the temp file: the old artifact stays, nothing half-written does."""
         try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            yield
+        except BaseException as exc:
+            self.discard()
+            if isinstance(exc, OSError):
+                raise ArtifactError(f"could not write artifact {self.name!r}: {exc.strerror or exc}") from exc
+            raise
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError):
+            self._tmp.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self._tmp.name)
 
 
 # ---- the bridge handlers behind api.saveArtifact, api.readArtifact, api.artifacts ------------------
