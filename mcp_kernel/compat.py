@@ -31,15 +31,23 @@ class V8Function:
         self._ctx = racer._ctx
         self._function = self._ctx._python_to_value_handle(function)
         self._argv = self._ctx._python_to_value_handle(argv)
+        self._empty: Any = None
 
     def call(self, text: str | bytes) -> asyncio.Future[Any]:
         """Call the function with ``this`` = ``text`` (bytes: already UTF-8); cancellable like an eval."""
-        this = _string_handle(self._ctx, text)  # referenced by the task until V8 is done with it
+        if text == "":  # the outbox drain, twice per tool call: one string value, made once
+            if self._empty is None:
+                self._empty = _string_handle(self._ctx, "")
+            this = self._empty
+        else:
+            this = _string_handle(self._ctx, text)  # referenced by the task until V8 is done with it
         return start_v8_task(self._ctx, self._ctx._dll.mr_call_function, self._function.raw, this.raw, self._argv.raw, keep=this)
 
 
 #: Strings at least this long (in bytes of UTF-8) cross without mini-racer's extra copy (see below).
 BIG_STRING = 1 << 20
+#: mini-racer's type tag of a UTF-8 string value (``_MiniRacerTypes.str_utf8``).
+_STR_UTF8 = 5
 
 
 def _string_handle(ctx: Any, text: str | bytes) -> Any:
@@ -50,9 +58,7 @@ def _string_handle(ctx: Any, text: str | bytes) -> Any:
     """
     if isinstance(text, str):
         return ctx._python_to_value_handle(text)
-    from py_mini_racer._objects import _MiniRacerTypes
-
-    return ctx._wrap_raw_handle(ctx._dll.mr_alloc_string_val(ctx._ctx, text, len(text), _MiniRacerTypes.str_utf8))
+    return ctx._wrap_raw_handle(ctx._dll.mr_alloc_string_val(ctx._ctx, text, len(text), _STR_UTF8))
 
 
 def _to_python(ctx: Any, handle: Any) -> Any:
@@ -61,10 +67,8 @@ def _to_python(ctx: Any, handle: Any) -> Any:
     mini-racer slices the buffer into bytes and decodes those: for a 50 MB artifact that is 50 MB
     more at the kernel's peak. The buffer is freed with the handle, right after.
     """
-    from py_mini_racer._objects import _MiniRacerTypes
-
     raw = handle.raw.contents
-    if raw.type == _MiniRacerTypes.str_utf8 and raw.len >= BIG_STRING:
+    if raw.type == _STR_UTF8 and raw.len >= BIG_STRING:
         import ctypes
 
         address = ctypes.cast(raw.value.bytes_val, ctypes.c_void_p).value
@@ -135,6 +139,20 @@ def v8_version() -> str:
     from py_mini_racer import init_mini_racer
 
     return str(init_mini_racer(ignore_duplicate_init=True).mr_v8_version().decode())
+
+
+# ---- anyio ------------------------------------------------------------------------------------
+
+
+def pipe_closing(stream: Any) -> bool:
+    """Has the pipe under anyio's process stdin stream been closed by a failed write?
+
+    A write to a pipe nobody reads fails inside asyncio's transport, which then closes itself; the
+    writer learns of it only two loop turns later, and anyio's ``send`` may return normally before
+    that. A line written then is lost, and the request behind it would wait for its whole timeout.
+    """
+    writer = getattr(stream, "_stream", None)
+    return writer is not None and writer.is_closing()
 
 
 # ---- MCP SDK ---------------------------------------------------------------------------------

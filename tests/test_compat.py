@@ -196,3 +196,23 @@ def test_ipykernel_starts_aborting_only_after_the_error_reply() -> None:
     from mcp_kernel.kernel.kernel import MCPKernel
 
     assert MCPKernel._abort_queues is compat.AbortBeforeReply._abort_queues
+
+
+def test_pipe_closing_sees_a_failed_write_to_a_server_that_stopped_reading() -> None:
+    import subprocess
+
+    import anyio
+
+    async def main() -> tuple[bool, bool]:
+        code = "import os, time; os.close(0); print('closed', flush=True); time.sleep(30)"
+        async with await anyio.open_process([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:
+            assert proc.stdin is not None and proc.stdout is not None and hasattr(proc.stdin, "_stream")
+            before = compat.pipe_closing(proc.stdin)
+            await proc.stdout.receive()  # its stdin is closed now
+            with contextlib.suppress(anyio.BrokenResourceError):
+                await proc.stdin.send(b"lost\n")
+            after = compat.pipe_closing(proc.stdin)
+            proc.kill()
+            return before, after
+
+    assert anyio.run(main) == (False, True)

@@ -201,7 +201,7 @@ class V8:
         head = self._post(first)
         tail = self._post(self._drain.call(""))  # posted in the same loop turn, after ``head``
         try:
-            return await self._outcome(head, raw)
+            return await self._outcome(head, raw, check_memory=False)  # the drain's outcome checks, once
         except asyncio.CancelledError:
             tail.cancel()
             raise
@@ -264,7 +264,7 @@ class V8:
         call.add_done_callback(done)
         return call
 
-    async def _outcome(self, task: asyncio.Future[Any], raw: bool) -> Any:
+    async def _outcome(self, task: asyncio.Future[Any], raw: bool, check_memory: bool = True) -> Any:
         """The call's result; an out-of-memory or termination stop reported to the engine instead (unless ``raw``)."""
         try:
             result = await task
@@ -281,7 +281,7 @@ class V8:
                 self._on_oom()
             return None
         racer = self._racer
-        if racer is not None and racer.was_hard_memory_limit_reached():
+        if check_memory and racer is not None and racer.was_hard_memory_limit_reached():
             self._on_oom()
         return result
 

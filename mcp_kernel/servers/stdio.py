@@ -31,6 +31,7 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
+from ..compat import pipe_closing
 from . import guard
 from .limits import shorten
 from .spawn import Launch, Spawned, spawn, stop, wait_exit
@@ -41,7 +42,7 @@ CHUNK = 1 << 20
 LOGGED_JUNK = 20
 
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
-WriteStream = MemoryObjectSendStream[SessionMessage]
+WriteStream = MemoryObjectSendStream[SessionMessage]  # what the SDK takes; a _StdinWriter is one to it
 
 
 def max_message_bytes() -> int:
@@ -134,6 +135,50 @@ class _Lines:
         return lines
 
 
+class _StdinWriter:
+    """The session's write stream: each message goes straight to the server's stdin, from the task sending it.
+
+    The usual shape (a memory stream and a writer task) costs every request a hand-off to that task.
+    Here the line is written whole by one synchronous ``write`` before any wait, so concurrent senders
+    never interleave and a cancelled sender never leaves half a message. If the server cannot be
+    written to, the session is made to see the end (as when its stdout closes) and this message is
+    dropped, as the writer task dropped it; later sends fail as a closed stream's do.
+    """
+
+    def __init__(self, stdin: anyio.abc.ByteSendStream, outstanding: set[str], broken: anyio.abc.ObjectSendStream[object]) -> None:
+        self._stdin = stdin
+        self._outstanding = outstanding
+        self._broken = broken
+        self._closed = False
+
+    async def send(self, item: SessionMessage) -> None:
+        if self._closed:
+            raise anyio.BrokenResourceError
+        message = item.message
+        if isinstance(message, types.JSONRPCRequest):
+            self._outstanding.add(_request_key(message.id))
+        data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+        try:
+            await self._stdin.send(data)
+            if pipe_closing(self._stdin):  # the write failed, and send has not said so yet
+                raise anyio.BrokenResourceError
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            self._closed = True
+            await self._broken.aclose()  # the server cannot read: make the session see the end
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> _StdinWriter:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._closed = True
+
+
 @contextlib.asynccontextmanager
 async def stdio_transport(
     command: str,
@@ -160,10 +205,10 @@ async def stdio_transport(
     status.pid = process.pid
     # no awaits before the task group: a cancellation in the gap would leak the process
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
     outstanding: set[str] = set()
+    assert process.stdin is not None
+    write_send = _StdinWriter(process.stdin, outstanding, read_send)
     closing = False
-    writer_done = anyio.Event()
 
     def junk(line: bytes | bytearray) -> None:
         text = bytes(line).decode("utf-8", "replace").strip()
@@ -223,33 +268,15 @@ async def stdio_transport(
                 await wait_exit(process, guard.GRACE + 1.5)
                 status.returncode = process.returncode
 
-    async def write_stdin() -> None:
-        assert process.stdin is not None
-        try:
-            async with write_recv:
-                async for item in write_recv:
-                    message = item.message
-                    if isinstance(message, types.JSONRPCRequest):
-                        outstanding.add(_request_key(message.id))
-                    data = message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send(data.encode() + b"\n")
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            await read_send.aclose()  # the server cannot read: make the session see the end
-        finally:
-            writer_done.set()
-
     async with anyio.create_task_group() as tg:
         tg.start_soon(read_stdout)
-        tg.start_soon(write_stdin)
         try:
-            yield read_recv, write_send
+            yield read_recv, write_send  # type: ignore[misc]
         finally:
             closing = True
             with anyio.CancelScope(shield=True):
                 read_recv.close()
                 write_send.close()
-                with anyio.move_on_after(0.5):
-                    await writer_done.wait()
                 await stop(process)
                 if status.returncode is None:
                     status.returncode = process.returncode

@@ -125,6 +125,33 @@ def test_exit_status_and_the_stderr_of_this_run(tmp_path: Path) -> None:
     assert killed.exit_text() == "was killed by SIGKILL"
 
 
+DEAF = textwrap.dedent("""
+    import json, os, sys, time
+    request = json.loads(sys.stdin.readline())
+    result = {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "deaf", "version": "1"}}
+    print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}), flush=True)
+    sys.stdin.readline()  # notifications/initialized
+    os.close(0)  # from now on nobody reads what the client writes
+    time.sleep(60)
+""")
+
+
+def test_a_server_that_stops_reading_ends_the_session_instead_of_hanging_it() -> None:
+    async def main() -> tuple[list[str], float]:
+        async with stdio_transport(PY, ["-c", DEAF]) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            (deaf,) = [p for p in psutil.Process(os.getpid()).children(recursive=True) if "nobody reads" in " ".join(p.cmdline())]
+            while any(f.fd == 0 for f in deaf.open_files()) or os.path.exists(f"/proc/{deaf.pid}/fd/0"):
+                await asyncio.sleep(0.02)  # until it has closed its stdin
+            started = time.monotonic()
+            outcomes = await asyncio.gather(*(s.call_tool("t", {}, read_timeout_seconds=60) for _ in range(3)), return_exceptions=True)
+            return [str(o) for o in outcomes], time.monotonic() - started
+
+    outcomes, seconds = asyncio.run(main())
+    assert outcomes == ["Connection closed"] * 3
+    assert seconds < 30  # the write failed: no call waited for its 60 s timeout
+
+
 def test_closing_leaves_no_process_of_a_server_that_ignores_everything() -> None:
     """SIGTERM and stdin's end ignored, a child that ignores SIGTERM, a setsid grandchild: all gone at close."""
     mark = f"stdio-close-{uuid.uuid4().hex[:8]}"
