@@ -42,8 +42,9 @@ CHUNK = 1 << 20
 #: Junk lines written to the server's log in full; later ones are only counted.
 LOGGED_JUNK = 20
 
+# the stream types the SDK takes; _StdoutReader and _StdinWriter serve as them
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
-WriteStream = MemoryObjectSendStream[SessionMessage]  # what the SDK takes; a _StdinWriter is one to it
+WriteStream = MemoryObjectSendStream[SessionMessage]
 
 
 def max_message_bytes() -> int:
@@ -164,7 +165,6 @@ class _StdoutReader:
         self._lines = _Lines(self._limit)
         self._complete: list[bytes | bytearray] = []
         self._ended = False
-        self._broken = False
 
     def __aiter__(self) -> _StdoutReader:
         return self
