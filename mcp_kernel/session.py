@@ -144,8 +144,8 @@ class Session:
         #: configured secrets, masked wherever text leaves the kernel (filled when the config is read)
         self.redactor = Redactor()
         self.artifacts = ArtifactStore(self.options.artifact_dir or default_root(self.options.cwd), config_files(self.options))
-        artifacts.register(self.engine, self.artifacts, self.redactor.text)
-        artifact_streams.register(self.engine, self.artifacts, self.redactor.text)
+        for serve in (artifacts.register, artifact_streams.register):  # whole saves, and big values' pieces
+            serve(self.engine, self.artifacts, self.redactor.text)
         self.servers = _Servers()
         self._askers: dict[str, Ask] = {}
         self._ends: dict[str, asyncio.Event] = {}  # set when its cell ends: a server's question to it is over
