@@ -34,7 +34,6 @@ from .api.login import LoginApi
 from .api.protocol import ProtocolApi
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
 from .api.types import TypesApi
-from .display import artifact_streams, artifacts
 from .display.artifacts import ArtifactStore, cell_stem, default_root, handle_json
 from .display.banner import banner_lines
 from .display.calltrace import CellTrace
@@ -144,8 +143,7 @@ class Session:
         #: configured secrets, masked wherever text leaves the kernel (filled when the config is read)
         self.redactor = Redactor()
         self.artifacts = ArtifactStore(self.options.artifact_dir or default_root(self.options.cwd), config_files(self.options))
-        for serve in (artifacts.register, artifact_streams.register):  # whole saves, and big values' pieces
-            serve(self.engine, self.artifacts, self.redactor.text)
+        display.serve_artifacts(self.engine, self.artifacts, self.redactor.text)
         self.servers = _Servers()
         self._askers: dict[str, Ask] = {}
         self._ends: dict[str, asyncio.Event] = {}  # set when its cell ends: a server's question to it is over

@@ -6,7 +6,12 @@ before the runtime API, in this order; ``result.js`` installs the engine's cell 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
+
+from ..engine import Engine
+from . import artifact_streams, artifacts
+from .artifacts import ArtifactStore
 
 SCRIPTS = ("render.js", "project.js", "fit.js", "artifacts.js", "view.js", "result.js")
 
@@ -15,3 +20,9 @@ def scripts() -> list[tuple[str, str]]:
     """``(name, source)`` of every display script, for :meth:`Engine.add_script`."""
     root = resources.files("mcp_kernel.display") / "js"
     return [(f"display/{name}", (root / name).read_text(encoding="utf-8")) for name in SCRIPTS]
+
+
+def serve_artifacts(engine: Engine, store: ArtifactStore, redact: Callable[[str], str]) -> None:
+    """The bridge handlers of artifacts: whole saves, reads and listings, and big values in pieces."""
+    artifacts.register(engine, store, redact)
+    artifact_streams.register(engine, store, redact)
