@@ -33,32 +33,21 @@ class V8Function:
         self._argv = self._ctx._python_to_value_handle(argv)
         self._empty: Any = None
 
-    def call(self, text: str | bytes) -> asyncio.Future[Any]:
-        """Call the function with ``this`` = ``text`` (bytes: already UTF-8); cancellable like an eval."""
+    def call(self, text: str) -> asyncio.Future[Any]:
+        """Call the function with ``this`` = ``text``; cancellable like an eval."""
         if text == "":  # the outbox drain, twice per tool call: one string value, made once
             if self._empty is None:
-                self._empty = _string_handle(self._ctx, "")
+                self._empty = self._ctx._python_to_value_handle("")
             this = self._empty
         else:
-            this = _string_handle(self._ctx, text)  # referenced by the task until V8 is done with it
+            this = self._ctx._python_to_value_handle(text)  # referenced by the task until V8 is done with it
         return start_v8_task(self._ctx, self._ctx._dll.mr_call_function, self._function.raw, this.raw, self._argv.raw, keep=this)
 
 
-#: Strings at least this long (in bytes of UTF-8) cross without mini-racer's extra copy (see below).
+#: Strings at least this long (in bytes of UTF-8) leave V8 without mini-racer's extra copy (see below).
 BIG_STRING = 1 << 20
 #: mini-racer's type tag of a UTF-8 string value (``_MiniRacerTypes.str_utf8``).
 _STR_UTF8 = 5
-
-
-def _string_handle(ctx: Any, text: str | bytes) -> Any:
-    """A V8 string value made from ``text``; UTF-8 bytes are handed over as they are.
-
-    mini-racer encodes a str to bytes and its library copies them: a caller that already has the
-    bytes (a big text it encoded early, to drop the str) saves a whole copy of it here.
-    """
-    if isinstance(text, str):
-        return ctx._python_to_value_handle(text)
-    return ctx._wrap_raw_handle(ctx._dll.mr_alloc_string_val(ctx._ctx, text, len(text), _STR_UTF8))
 
 
 def _to_python(ctx: Any, handle: Any) -> Any:
