@@ -225,6 +225,7 @@ class Session:
 
     async def close(self) -> None:
         await self.engine.close()
+        self.artifacts.close()
         if self._loading is not None:
             await asyncio.wait({self._loading}, timeout=30)  # a manager still loading would start servers later
         if self.servers.loaded is not None:

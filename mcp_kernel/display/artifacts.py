@@ -130,6 +130,12 @@ class ArtifactStore:
         self.cap = cap or FolderCap()
         #: every save, in order: a step's caller learns which artifacts the step wrote (see Session.execute)
         self.saved: list[Handle] = []
+        self._unfinished: set[AtomicFile] = set()
+
+    def close(self) -> None:
+        """Drop the files still being written (a big value's pieces when the session ends): no temp file stays."""
+        for file in list(self._unfinished):
+            file.discard()
 
     def save_within_cap(self, name: str, data: str | bytes, format: str, auto: bool) -> tuple[Handle, Eviction]:
         """:meth:`save`, then keep the folder within its cap (``auto``: the kernel chose to save this, see artifact_cap)."""
@@ -161,7 +167,7 @@ class ArtifactStore:
         path = self._target(name)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            return AtomicFile(path, name)
+            return AtomicFile(path, name, self._unfinished)
         except OSError as exc:
             raise ArtifactError(f"could not write artifact {name!r}: {exc.strerror or exc}") from exc
 
@@ -303,9 +309,11 @@ class AtomicFile:
     """A file that appears whole at its path or not at all: written to a hidden temp file beside it,
     then fsynced, renamed over the path, and the rename made durable. Failures are ArtifactErrors."""
 
-    def __init__(self, path: Path, name: str) -> None:
+    def __init__(self, path: Path, name: str, unfinished: set[AtomicFile] | None = None) -> None:
         self.path, self.name = path, name
         self._tmp = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", suffix=".part", delete=False)
+        self._unfinished = unfinished if unfinished is not None else set()  # the owner's files not yet committed or discarded
+        self._unfinished.add(self)
 
     def write(self, pieces: Iterable[bytes]) -> None:
         with self._or_discard():
@@ -320,6 +328,7 @@ class AtomicFile:
                 self._tmp.flush()
                 os.fsync(self._tmp.fileno())
             os.replace(self._tmp.name, self.path)
+        self._unfinished.discard(self)
         with contextlib.suppress(OSError):  # make the rename itself durable; not possible on every OS
             fd = os.open(self.path.parent, os.O_RDONLY)
             try:
@@ -339,6 +348,7 @@ class AtomicFile:
             raise
 
     def discard(self) -> None:
+        self._unfinished.discard(self)
         with contextlib.suppress(OSError):
             self._tmp.close()
         with contextlib.suppress(OSError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Iterator
@@ -145,3 +146,41 @@ def test_abandoned_streams_are_dropped_and_open_ones_are_bounded(tmp_path: Path,
     time.sleep(0.3)
     streams.close(streams.open("fresh", "json", "cell[2]", False))
     assert files(tmp_path) == ["fresh.json"]
+
+
+def test_closing_the_store_drops_files_still_being_written(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    streams = ArtifactStreams(store)
+    streams.write(streams.open("half", "json", "cell[1]", False), "[1,")
+    store.save("whole", "{}", "json")
+    store.close()  # the session ends while a big value is being saved
+    assert files(tmp_path) == ["whole.json"]
+
+
+def test_an_interrupt_while_streaming_leaves_no_temp_file(tmp_path: Path) -> None:
+    from mcp_kernel.session import Session, SessionOptions
+
+    async def main() -> tuple[str, list[Path], str]:
+        session = Session(SessionOptions(cwd=tmp_path, config=None, profile=None, server=None, artifact_dir=tmp_path / "a"))
+        await session.start()
+        await session.execute("globalThis.v = Array.from({ length: 800000 }, (_, i) => ({ i, w: 'x'.repeat(20) })); 1", progress="off")
+        writing = asyncio.Event()
+        write = session.engine.bridge.handlers["artifacts.write"]
+
+        async def first_piece(args: dict, ctx: object) -> object:
+            writing.set()
+            return await write(args, ctx)
+
+        session.engine.bridge.handlers["artifacts.write"] = first_piece
+        saving = asyncio.ensure_future(session.execute("await api.saveArtifact('big', v)", progress="off"))
+        await asyncio.wait_for(writing.wait(), 60)
+        session.interrupt()
+        result = await saving
+        await asyncio.sleep(0.5)  # the abort is sent as the cell unwinds, not awaited
+        left = temps(tmp_path / "a")
+        after = await session.execute("1 + 1", progress="off")
+        await session.close()
+        return result.error.name if result.error else "no error", left, after.data["text/plain"]
+
+    assert asyncio.run(main()) == ("InterruptError", [], "2")
+    assert files(tmp_path / "a") == []
