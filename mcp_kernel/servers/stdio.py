@@ -165,6 +165,7 @@ class _StdoutReader:
         self._lines = _Lines(self._limit)
         self._complete: list[bytes | bytearray] = []
         self._ended = False
+        self._receiving = False  # a receive waits on stdout
 
     def __aiter__(self) -> _StdoutReader:
         return self
@@ -183,25 +184,33 @@ class _StdoutReader:
                     return message
             if self._ended:
                 raise anyio.EndOfStream
+            self._receiving = True
             try:
                 chunk = await self._stdout.receive(CHUNK)
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                self._receiving = False
                 if not self._ended:
                     self._ended = True
                     await self._gone()
                 raise anyio.EndOfStream from None
+            finally:
+                self._receiving = False
             try:
                 complete = self._lines.feed(chunk)
             except OverflowError:
                 self._oversize(self._limit)
                 self._ended = True
-                self._tg.start_soon(self._drain)
+                self._tg.start_soon(self.drain)
                 raise anyio.EndOfStream from None
             complete.reverse()  # popped one by one: a parsed line is dropped as soon as its message goes
             self._complete = complete
 
-    async def _drain(self) -> None:
-        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+    async def drain(self) -> None:
+        """Read what the server still writes, to its end: a server blocked on a full pipe can then exit,
+        and the pipe closes with it. Only when the session is not receiving (one reader at a time)."""
+        if self._receiving:
+            return
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError, RuntimeError):
             while True:
                 await self._stdout.receive(CHUNK)
 
@@ -339,6 +348,7 @@ async def stdio_transport(
             with anyio.CancelScope(shield=True):
                 reader.close()
                 writer.close()
+                tg.start_soon(reader.drain)  # as the server stops, what it still writes is read
                 await stop(process)
                 if status.returncode is None:
                     status.returncode = process.returncode

@@ -157,6 +157,29 @@ def test_a_server_that_stops_reading_ends_the_session_instead_of_hanging_it() ->
     assert seconds < 30  # the write failed: no call waited for its 60 s timeout
 
 
+CHATTY = textwrap.dedent("""
+    import json, sys
+    request = json.loads(sys.stdin.readline())
+    result = {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {}, "serverInfo": {"name": "chatty", "version": "1"}}
+    print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}), flush=True)
+    for line in sys.stdin:
+        pass
+    for n in range(2000):  # on stdin's end, 2 MB of goodbyes: more than a pipe holds
+        print(json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "bye " + "x" * 1000}}), flush=True)
+""")
+
+
+def test_a_server_that_writes_as_it_stops_can_exit_by_itself() -> None:
+    async def main() -> StdioStatus:
+        status = StdioStatus()
+        async with stdio_transport(PY, ["-c", CHATTY], status=status) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+        return status
+
+    status = asyncio.run(main())
+    assert (status.returncode, status.exit_text()) == (0, "exited with status 0")  # read to the end, not killed
+
+
 def test_closing_leaves_no_process_of_a_server_that_ignores_everything() -> None:
     """SIGTERM and stdin's end ignored, a child that ignores SIGTERM, a setsid grandchild: all gone at close."""
     mark = f"stdio-close-{uuid.uuid4().hex[:8]}"
