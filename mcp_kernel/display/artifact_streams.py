@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import BridgeError, CallContext, Engine
-from .artifacts import ArtifactError, ArtifactStore, AtomicFile, cell_stem, check_name, handle_json, utf8_pieces, with_extension
+from .artifact_cap import Eviction
+from .artifacts import ArtifactError, ArtifactStore, AtomicFile, Handle, cell_stem, check_name, handle_json, utf8_pieces, with_extension
 
 #: Seconds a stream may wait for its next piece before it is dropped as abandoned.
 IDLE = 120.0
@@ -35,7 +36,6 @@ class _Stream:
     name: str
     file: AtomicFile
     auto: bool
-    cell: str
     touched: float = field(default_factory=time.monotonic)
 
 
@@ -57,7 +57,7 @@ class ArtifactStreams:
             if len(self._open) >= MAX_OPEN:
                 raise ArtifactError(f"{MAX_OPEN} artifacts are being written at once already; await each api.saveArtifact")
             stream = next(self._ids)
-            self._open[stream] = _Stream(name, self.store.create(name), auto, cell)
+            self._open[stream] = _Stream(name, self.store.create(name), auto)
         return stream
 
     def write(self, stream: int, text: str) -> None:
@@ -65,7 +65,7 @@ class ArtifactStreams:
         entry.file.write(utf8_pieces(text))
         entry.touched = time.monotonic()
 
-    def close(self, stream: int) -> Any:
+    def close(self, stream: int) -> tuple[Handle, Eviction]:
         entry = self._take(stream)
         return self.store.within_cap(self.store.commit(entry.name, entry.file), entry.auto)
 

@@ -309,11 +309,11 @@ class AtomicFile:
     """A file that appears whole at its path or not at all: written to a hidden temp file beside it,
     then fsynced, renamed over the path, and the rename made durable. Failures are ArtifactErrors."""
 
-    def __init__(self, path: Path, name: str, unfinished: set[AtomicFile] | None = None) -> None:
+    def __init__(self, path: Path, name: str, unfinished: set[AtomicFile]) -> None:
         self.path, self.name = path, name
         self._tmp = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", suffix=".part", delete=False)
-        self._unfinished = unfinished if unfinished is not None else set()  # the owner's files not yet committed or discarded
-        self._unfinished.add(self)
+        self._unfinished = unfinished  # the store's files not yet committed or discarded (see ArtifactStore.close)
+        unfinished.add(self)
 
     def write(self, pieces: Iterable[bytes]) -> None:
         with self._or_discard():

@@ -186,15 +186,16 @@ class _StdoutReader:
                 raise anyio.EndOfStream
             self._receiving = True
             try:
-                chunk = await self._stdout.receive(CHUNK)
+                chunk: bytes | None = await self._stdout.receive(CHUNK)
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                chunk = None
+            finally:
                 self._receiving = False
+            if chunk is None:
                 if not self._ended:
                     self._ended = True
                     await self._gone()
-                raise anyio.EndOfStream from None
-            finally:
-                self._receiving = False
+                raise anyio.EndOfStream
             try:
                 complete = self._lines.feed(chunk)
             except OverflowError:

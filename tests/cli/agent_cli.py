@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcp_kernel.client.registry import pid_alive
+
 ROOT = Path(__file__).resolve().parents[2]
 MCP2REPL = str(Path(sys.executable).with_name("mcp2repl"))
 PY = sys.executable
@@ -76,18 +78,11 @@ def stop_all(cwd: Path) -> None:
         pid = int(json.loads(meta.read_text()).get("pid", 0))
         name = meta.name[: -len(".meta.json")]
         cli("--stop", name, cwd=cwd, timeout=60)
-        if pid and alive(pid) and str(folder / f"{name}.json").encode() in _cmdline(pid):  # not a reused pid
+        if pid and pid_alive(pid, str(folder / f"{name}.json")):  # its kernel, not a reused pid
             try:
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
 
 
 def config(cwd: Path, servers: dict[str, Any]) -> Path:
