@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from mcp_kernel.client import registry
@@ -15,6 +16,7 @@ def test_terminate_spares_a_process_that_only_has_the_pid(tmp_path: Path) -> Non
     # a stale pid may name another session's kernel by the time it is signalled
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
     try:
+        _wait_exec(other.pid, b"time.sleep(60)")
         registry.terminate(other.pid, str(tmp_path / "s.json"), grace=0.2)
         assert other.poll() is None
         registry.terminate(other.pid, "time.sleep(60)", grace=5)  # the marker is in its command line: ended
@@ -22,6 +24,13 @@ def test_terminate_spares_a_process_that_only_has_the_pid(tmp_path: Path) -> Non
     finally:
         other.kill()
         other.wait()
+
+
+def _wait_exec(pid: int, marker: bytes) -> None:
+    """Until the child runs its own program (before exec, its command line is still ours)."""
+    deadline = time.monotonic() + 30
+    while marker not in Path(f"/proc/{pid}/cmdline").read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def test_stop_of_a_session_whose_pid_was_reused_removes_only_its_files(tmp_path: Path) -> None:
