@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import __version__, api, display, rundir
+from . import __version__, api, display, gc_tuning, rundir
 from .api import completion as tool_completion
 from .api.agent import AgentApi
 from .api.discovery import DiscoveryApi
@@ -58,7 +58,6 @@ log = logging.getLogger(__name__)
 USES_SERVERS = re.compile(r"\b(?:mcp|tools|api)\b")
 #: Cells whose late output is still routed (older cells' late output goes to the log).
 KEPT_OUTPUTS = 500
-#: Log lines a server may show on one cell; the rest are counted and pointed to (api.serverLog).
 DEMO_NAME = "demo"
 
 Progress = Literal["display", "stderr", "off"]
@@ -94,6 +93,8 @@ class SessionOptions:
     owner: str = ""
     #: a one-shot run knows all its code up front: start only the servers it touches (None: all)
     servers_for: str | None = None
+    #: the session is its process's reason to be (a kernel, a one-shot run): set the garbage collector for it
+    owns_process: bool = False
 
 
 def demo_spec() -> ServerSpec:
@@ -182,6 +183,8 @@ class Session:
         early = EarlyStarts()
         spawning = asyncio.ensure_future(early.start(specs, rundir.current().server_logs)) if specs else None
         self._loading = asyncio.ensure_future(self._load_servers(source, specs, early, spawning))
+        if self.options.owns_process:
+            gc_tuning.tune()
         await self.engine.start()
 
     async def _load_servers(self, source: str, specs: list[ServerSpec], early: EarlyStarts, spawning: asyncio.Future[None] | None) -> None:
@@ -203,6 +206,8 @@ class Session:
                 await spawning
             log_dir = early.log_dir or rundir.current().server_logs()
             manager = self.servers.loaded = module.ServerManager(events, log_dir=log_dir, root_dir=self.options.cwd)
+            if self.options.owns_process:
+                gc_tuning.freeze()  # the SDK's and pydantic's models: loaded for good
             if self.config is not None:
                 manager.load(source, specs, early)
         except Exception:
@@ -275,7 +280,7 @@ class Session:
             problems = [f"MCP server config problem: {p}" for p in self.config.problems] if self.config else []
             if self.startup_notes or problems:
                 out.stream("stderr", "".join(f"[mcp2repl] {line}\n" for line in [*self.startup_notes, *problems]))
-        ticker = asyncio.ensure_future(_tick(trace))
+        ticker = asyncio.ensure_future(trace.ticking())
         saved = len(self.artifacts.saved)
         try:
             loading = self.servers.done
@@ -411,10 +416,4 @@ class Session:
         pending = [(s.name, s.transport, "error" if s.error else "starting", None, s.error) for s in specs]
         return banner_lines(source, pending, problems, warnings)
 
-
-async def _tick(trace: CellTrace) -> None:
-    """Keep the live call display's clock moving while a cell waits on slow tools."""
-    while True:
-        await asyncio.sleep(0.25)
-        trace.tick()
 

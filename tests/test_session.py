@@ -119,6 +119,33 @@ def test_a_session_runs_without_ipykernel(tmp_path: Path) -> None:
     assert done.stdout.strip() == "{ sum: 42 } False"
 
 
+def test_only_a_session_that_owns_its_process_sets_the_garbage_collector(tmp_path: Path) -> None:
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": {"echo": {"command": sys.executable, "args": [ECHO]}}}))
+    script = textwrap.dedent(
+        """
+        import asyncio, gc, sys
+        from pathlib import Path
+        from mcp_kernel.session import Session, SessionOptions
+
+        async def main(owns):
+            session = Session(SessionOptions(cwd=Path.cwd(), config=None, server=None, profile=None, owns_process=owns))
+            await session.start()
+            started = gc.get_freeze_count()
+            result = await session.execute("await mcp.echo.add({ a: 20, b: 22 })")  # the MCP layer is loaded by now
+            await session.close()
+            print(owns, gc.get_threshold(), started > 0, gc.get_freeze_count() > started, result.data["text/plain"])
+
+        asyncio.run(main(sys.argv[1] == "own"))
+        """
+    )
+    lines = []
+    for how in ("library", "own"):
+        done = subprocess.run([sys.executable, "-c", script, how], cwd=tmp_path, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+        assert done.returncode == 0, done.stderr
+        lines.append(done.stdout.strip())
+    assert lines == ["False (700, 10, 10) False False { sum: 42 }", "True (10000, 10, 10) True True { sum: 42 }"]
+
+
 def test_a_failing_call_nobody_awaits_is_reported(s: SessionHarness) -> None:
     result, out = s.run("mcp.echo.fail({ message: 'unseen' }); 'sent'")
     assert result.data["text/plain"] == "'sent'"

@@ -37,7 +37,7 @@ class _Collected:
 
 
 def session_options(o: Options, code: str | None) -> SessionOptions:
-    opts = SessionOptions(cwd=Path.cwd(), config=o.config, server=o.server, profile=o.profile, servers_for=code)
+    opts = SessionOptions(cwd=Path.cwd(), config=o.config, server=o.server, profile=o.profile, servers_for=code, owns_process=True)
     if o.timeout:
         opts.timeout = o.timeout
     if o.max_output_chars:

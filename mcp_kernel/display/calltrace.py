@@ -8,6 +8,7 @@ and the full trace always goes into the execute_reply metadata (``mcp2repl.calls
 
 from __future__ import annotations
 
+import asyncio
 import html
 import time
 from collections import Counter
@@ -139,6 +140,12 @@ class CellTrace:
     def tick(self) -> None:
         """Called periodically while the cell runs, so elapsed time moves without events."""
         self._refresh()
+
+    async def ticking(self) -> None:
+        """Tick every quarter second, beside a cell that may wait long on slow tools."""
+        while True:
+            await asyncio.sleep(0.25)
+            self.tick()
 
     def summary(self) -> str:
         elapsed = time.monotonic() - self.started

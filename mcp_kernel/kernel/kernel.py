@@ -119,6 +119,7 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
             options.allow_connect = self.allow_connect
         # a restart reuses the connection file: the new kernel reports how the old one ended
         options.owner = os.path.abspath(getattr(self.parent, "connection_file", "") or f"kernel-{os.getpid()}")
+        options.owns_process = True
         self.shell_session = Session(options)
         self.history = History()
         self._silent_count = 0
