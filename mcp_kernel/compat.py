@@ -33,7 +33,7 @@ class V8Function:
         self._argv = self._ctx._python_to_value_handle(argv)
         self._empty: Any = None
 
-    def call(self, text: str) -> asyncio.Future[Any]:
+    def call(self, text: str, quiet: QuietResults | None = None) -> asyncio.Future[Any]:
         """Call the function with ``this`` = ``text``; cancellable like an eval."""
         if text == "":  # the outbox drain, twice per tool call: one string value, made once
             if self._empty is None:
@@ -41,7 +41,59 @@ class V8Function:
             this = self._empty
         else:
             this = self._ctx._python_to_value_handle(text)  # referenced by the task until V8 is done with it
-        return start_v8_task(self._ctx, self._ctx._dll.mr_call_function, self._function.raw, this.raw, self._argv.raw, keep=this)
+        return start_v8_task(self._ctx, self._ctx._dll.mr_call_function, self._function.raw, this.raw, self._argv.raw, keep=this, quiet=quiet)
+
+
+_PENDING = object()
+
+
+class QuietResults:
+    """Results of V8 tasks taken without waking the event loop.
+
+    mini-racer hands every task's result to the loop with ``call_soon_threadsafe``, a wake-up of
+    the loop's thread that costs more than a small task itself. A task whose result nobody needs
+    before the next one's (a batch into V8, always followed by the outbox drain) is posted
+    quietly: V8's thread keeps its result, and :meth:`release` hands it over once the task behind
+    it answered (V8 runs a context's tasks in order). A result not there yet when released comes
+    the usual way. Private names: the context looks ``handle_callback_from_v8`` up on itself for
+    every result, so an attribute of the instance reroutes them; ``_wrap_raw_handle`` owns a
+    result's memory; ``_active_cancelable_mr_task_callbacks`` holds each future's setter.
+    """
+
+    def __init__(self, racer: Any) -> None:
+        ctx = racer._ctx
+        self._ctx = ctx
+        self._lock = threading.Lock()  # V8's thread stores, the loop's takes
+        self._waiting: dict[int, Any] = {}  # callback id -> its value handle, or _PENDING
+        self._ids: dict[asyncio.Future[Any], int] = {}
+        loud = ctx.handle_callback_from_v8
+
+        def arrived(callback_id: int, raw: Any) -> None:  # on V8's thread
+            with self._lock:
+                if callback_id in self._waiting:
+                    self._waiting[callback_id] = ctx._wrap_raw_handle(raw)
+                    return
+            loud(callback_id, raw)
+
+        object.__setattr__(ctx, "handle_callback_from_v8", arrived)  # a frozen dataclass
+
+    def expect(self, future: asyncio.Future[Any], callback_id: int) -> None:
+        """Keep the result of the task ``future`` stands for when it arrives (called before it is posted)."""
+        with self._lock:
+            self._waiting[callback_id] = _PENDING
+        self._ids[future] = callback_id
+
+    def release(self, future: asyncio.Future[Any]) -> None:
+        """Hand over ``future``'s result if it came; if not, it comes the usual way."""
+        callback_id = self._ids.pop(future, None)
+        if callback_id is None:
+            return
+        with self._lock:
+            handle = self._waiting.pop(callback_id, _PENDING)
+        if handle is not _PENDING:
+            setter = self._ctx._active_cancelable_mr_task_callbacks.get(callback_id)
+            if setter is not None:
+                setter(handle)
 
 
 #: Strings at least this long (in bytes of UTF-8) leave V8 without mini-racer's extra copy (see below).
@@ -65,18 +117,18 @@ def _to_python(ctx: Any, handle: Any) -> Any:
     return ctx._value_handle_to_python(handle)
 
 
-def start_eval(racer: Any) -> Callable[[str], asyncio.Future[Any]]:
+def start_eval(racer: Any) -> Callable[..., asyncio.Future[Any]]:
     """``eval_cancelable`` as a function that returns a plain future (see :func:`start_v8_task`)."""
     ctx = racer._ctx
 
-    def start(code: str) -> asyncio.Future[Any]:
+    def start(code: str, quiet: QuietResults | None = None) -> asyncio.Future[Any]:
         handle = ctx._python_to_value_handle(code)
-        return start_v8_task(ctx, ctx._dll.mr_eval, handle.raw, keep=handle)
+        return start_v8_task(ctx, ctx._dll.mr_eval, handle.raw, keep=handle, quiet=quiet)
 
     return start
 
 
-def start_v8_task(ctx: Any, method: Any, *args: Any, keep: Any) -> asyncio.Future[Any]:
+def start_v8_task(ctx: Any, method: Any, *args: Any, keep: Any, quiet: QuietResults | None = None) -> asyncio.Future[Any]:
     """Post one cancellable task to V8 now and return the future of its result.
 
     mini-racer's own ``_run_cancelable_mr_task`` is a coroutine: each call into V8 then needs an
@@ -100,10 +152,14 @@ def start_v8_task(ctx: Any, method: Any, *args: Any, keep: Any) -> asyncio.Futur
             future.set_exception(exc)
 
     callbacks[callback_id] = arrived
+    if quiet is not None:
+        quiet.expect(future, callback_id)
     task_id = method(ctx._ctx, *args, callback_id)
 
     def over(done: asyncio.Future[Any]) -> None:
         nonlocal keep
+        if quiet is not None:
+            quiet.release(done)
         if done.cancelled() and callbacks.pop(callback_id, None) is not None:
             ctx._dll.mr_cancel_task(ctx._ctx, task_id)
         keep = None

@@ -77,6 +77,34 @@ def test_v8_tasks_are_plain_futures_that_cancel_in_v8() -> None:
     assert "RangeError: no" in error
 
 
+def test_quiet_results_wait_for_release_and_never_get_lost() -> None:
+    from py_mini_racer import MiniRacer
+
+    async def main() -> tuple[bool, object, object, object, bool, object, int]:
+        racer = MiniRacer()
+        ctx = racer._ctx
+        assert hasattr(ctx, "_wrap_raw_handle") and callable(ctx.handle_callback_from_v8)
+        quiet = compat.QuietResults(racer)
+        run = compat.start_eval(racer)
+        first = run("globalThis.n = 1; 'first'", quiet)
+        second = await run("n + 1")  # V8 answers in order: the quiet result is in by now
+        waited = first.done()  # but nobody was told
+        quiet.release(first)
+        released = await first
+        late = run("const t = Date.now(); while (Date.now() - t < 300) {} 'late'", quiet)
+        quiet.release(late)  # released before it arrived: it comes the usual way
+        came = await asyncio.wait_for(late, 30)
+        spinning = run("while (true) {}", quiet)
+        await asyncio.sleep(0.2)
+        spinning.cancel()  # a quiet task is cancelled in V8 like any other
+        after = await asyncio.wait_for(run("'alive'"), 30)
+        left = len(ctx._active_cancelable_mr_task_callbacks) + len(quiet._waiting)
+        racer.close()
+        return waited, second, released, came, spinning.cancelled(), after, left
+
+    assert asyncio.run(main()) == (False, 2, "first", "late", True, "alive", 0)
+
+
 def test_terminated_exception_is_minis_racers() -> None:
     import py_mini_racer
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from py_mini_racer import JSOOMException, MiniRacer
 
-from ..compat import V8Function, start_eval, terminated_exception
+from ..compat import QuietResults, V8Function, start_eval, terminated_exception
 
 JSTerminated = terminated_exception()
 log = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ class V8:
         self._drain: V8Function | None = None
         self._stash: V8Function | None = None
         self._take: V8Function | None = None
-        self._eval: Callable[[str], asyncio.Future[Any]] | None = None
+        self._eval: Callable[..., asyncio.Future[Any]] | None = None
         self.flag: memoryview | None = None
         self.global_names: set[str] = set()
         self.version = ""
@@ -119,6 +119,7 @@ class V8:
         self._stash = V8Function(racer, await racer.eval_cancelable("__mcp2repl.stash"), argv)
         self._take = V8Function(racer, await racer.eval_cancelable("__mcp2repl.take"), argv)
         self._eval = start_eval(racer)
+        self._quiet = QuietResults(racer)
         names = await racer.eval_cancelable("JSON.stringify(Object.getOwnPropertyNames(globalThis))")
         self.global_names = {n for n in json.loads(str(names)) if not n.startswith("__")}
 
@@ -171,7 +172,7 @@ class V8:
         await self.settled()
         self._live()
         assert self._eval is not None
-        return await self.then_drain(self._eval(code), drained, raw)
+        return await self.then_drain(self._eval(code, self._quiet), drained, raw)
 
     async def receive_then_drain(self, batch: str, drained: Callable[[Any], None], texts: list[str]) -> Any:
         """:meth:`receive` ``batch``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`.
@@ -186,28 +187,32 @@ class V8:
         texts.reverse()
         while texts:
             self._post(self._stash.call(texts.pop()))
-        return await self.then_drain(self._receive.call(batch), drained, False)
+        return await self.then_drain(self._receive.call(batch, self._quiet), drained, False)
 
     async def then_drain(self, first: asyncio.Future[Any], drained: Callable[[Any], None], raw: bool) -> Any:
         """Run ``first`` and the outbox drain as two V8 tasks posted back to back.
 
         V8 runs the microtask checkpoint between tasks, so the drain sees everything ``first`` led
         to (a settled tool call's continuation posting the next call) without Python waiting for
-        ``first`` before asking: one thread hand-off per round trip instead of two, the kernel's
-        largest fixed cost per tool call. ``drained`` gets the drain's text (None if it did not
-        run) whatever happened to ``first``.
+        ``first`` before asking. ``first`` was posted quietly (:class:`~mcp_kernel.compat.QuietResults`):
+        its result is taken once the drain's arrives, so a round trip wakes the event loop once,
+        not twice (the kernel's largest fixed cost per tool call). ``drained`` gets the drain's
+        text (None if it was stopped) whatever happened to ``first``, unless the drain was cancelled.
         """
         assert self._drain is not None
         head = self._post(first)
         tail = self._post(self._drain.call(""))  # posted in the same loop turn, after ``head``
         try:
-            return await self._outcome(head, raw, check_memory=False)  # the drain's outcome checks, once
-        except asyncio.CancelledError:
-            tail.cancel()
+            text = await self._outcome(tail, False)
+        except BaseException:
+            head.cancel()
             raise
         finally:
-            if not tail.cancelled():
-                drained(await self._outcome(tail, False))
+            self._quiet.release(head)  # V8 ran it before the drain: its result is here
+        try:
+            return await self._outcome(head, raw, check_memory=False)  # the drain's outcome checked
+        finally:
+            drained(text)
 
     def settle_after_oom(self, forget: str | None = None) -> None:
         """Make V8 usable again after an out-of-memory stop, before anything else runs in it.
