@@ -31,6 +31,7 @@ import anyio.abc
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
+from pydantic_core import from_json
 
 from ..compat import pipe_closing
 from . import guard
@@ -317,8 +318,11 @@ async def stdio_transport(
         if not line.strip():
             return None
         try:
-            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except ValueError:  # pydantic's ValidationError: not JSON, not JSON-RPC, not UTF-8
+            # Parsed first, then validated: validating the JSON text against the message union
+            # builds the values once per member tried, which for a 50 MB result took 4.4x the
+            # payload more memory (and twice the time) than parsing once and validating that.
+            message = types.jsonrpc_message_adapter.validate_python(from_json(line), by_name=False)
+        except ValueError:  # not JSON, not UTF-8 (from_json), not JSON-RPC (pydantic's ValidationError)
             junk(line)
             return None
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
