@@ -100,6 +100,7 @@
     const reply = await ns.call("mcp.call", { target, args, raw: !!opts.raw, timeout: opts.timeout });
     const result = reply.result;
     if (result.isError) throw toolError(result, reply);
+    if (opts.raw && !reply.observe) return result; // a raw 50 MB text is not parsed for nothing
     const value = unwrap(result);
     if (reply.observe) observe(reply, result, value);
     return opts.raw ? result : value;

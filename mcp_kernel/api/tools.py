@@ -15,7 +15,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -78,6 +78,12 @@ def _sdk() -> tuple[type[Exception], type[Exception], int, frozenset[str]]:
     from ..servers.manager import REQUESTS
 
     return MCPError, ServerUnavailable, types.REQUEST_TIMEOUT, REQUESTS
+
+
+@lru_cache(maxsize=1024)
+def _reply_head(server: str, tool: str, observe: bool) -> str:
+    """The start of a tool call's reply, up to its result: the same few texts on every call of a loop."""
+    return json.dumps({"server": server, "tool": tool, "observe": observe}, ensure_ascii=False)[:-1] + ',"result":'
 
 
 class ToolsApi:
@@ -213,8 +219,7 @@ class ToolsApi:
         if trace and record:
             trace.end(record, not is_error, bytes_in=size, error=None if not is_error else "tool_error")
         observe = not is_error and manager.observed.want((entry.server, entry.name))
-        head = json.dumps({"server": entry.server, "tool": entry.name, "observe": observe}, ensure_ascii=False)
-        return JsonPieces((f'{head[:-1]},"result":', body, "}"), tuple((["result", *path], text) for path, text in texts))
+        return JsonPieces((_reply_head(entry.server, entry.name, observe), body, "}"), tuple((["result", *path], text) for path, text in texts))
 
     async def _confirm(self, entry: Any, spec: ServerSpec, args: dict[str, Any], cell: str) -> None:
         """The approval gate: ask before a tool annotated destructiveHint runs, if the config says so."""

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .plain_check import plain_check
+
 if TYPE_CHECKING:  # importing the MCP types costs ~0.3 s; the kernel loads them off its start-up path
     import mcp_types as types
 
@@ -100,6 +102,7 @@ class ToolEntry:
     tool_safe: str = ""  # mcp.<server_safe>.<tool_safe>
     safe: str = ""  # tools.<safe>; "" when the short name is ambiguous across servers
     _validator: Any = field(default=None, repr=False)
+    _plain: Any = field(default=False, repr=False)  # plain_check of the input schema; False: not made yet
     _signature: str | None = field(default=None, repr=False)
 
     @property
@@ -270,6 +273,10 @@ class Catalog:
             raise ValueError(f"{entry.call_path} expects one argument object, got {type(args).__name__}.\n  Signature: {entry.signature}")
         schema = entry.tool.input_schema
         if not schema:
+            return
+        if entry._plain is False:
+            entry._plain = plain_check(schema)
+        if entry._plain is not None and entry._plain(args):
             return
         if entry._validator is None:
             entry._validator = bounded_validator(schema)
