@@ -72,11 +72,12 @@
 
   // ---- calls ------------------------------------------------------------------------------
 
-  /** Where the value of a result sits, as the observed-shape docs name it. */
-  function source(result) {
+  /** Where the value of a result sits, as the observed-shape docs name it (`value`: the result unwrapped). */
+  function source(result, value) {
     if (result.structuredContent !== undefined) return "structuredContent";
     const items = result.content || [];
-    if (items.length === 1 && items[0] && items[0].type === "text") return typeof parseText(items[0].text) === "string" ? "text" : "json text";
+    // the text was parsed already (unwrap): parsing it again would hold a big value twice
+    if (items.length === 1 && items[0] && items[0].type === "text") return typeof value === "string" ? "text" : "json text";
     return items.length ? "content items" : null;
   }
 
@@ -84,7 +85,7 @@
   // type. Big values are not worth the transfer.
   const OBSERVE_MAX_CHARS = 65536;
   function observe(reply, result, value) {
-    const where = source(result);
+    const where = source(result, value);
     if (where === null || value === undefined) return;
     const json = ns.jsonValue(value, OBSERVE_MAX_CHARS);
     if (json !== undefined) ns.notify("mcp.observed", { server: reply.server, tool: reply.tool, source: where, json });

@@ -82,12 +82,13 @@ Handler = Callable[[Any, CallContext], Awaitable[Any]]
 Note = Callable[[Any, CallContext], None]
 
 
-#: Characters set aside by one request from which V8 collects its garbage before they are taken.
-#: Such a string is mostly an artifact made from a big value (its text, parsed, then stringified):
-#: the text and whatever the parse left are garbage by now, and taking the string costs two more
-#: copies of it. Collecting first keeps them from being the kernel's peak (a 50 MB result printed:
-#: about one payload less at the peak, and half the memory held after the cell), for a full GC's
-#: time, which is small next to moving that much.
+#: Characters set aside by requests (since V8 last collected its garbage) from which V8 collects it
+#: before they are taken. Such strings are mostly an artifact made from a big value (its text,
+#: parsed, then stringified a few million characters a piece): the text, whatever the parse left
+#: and the pieces already written are garbage by now, and taking a string costs two more copies
+#: of it. Collecting first keeps them from being the kernel's peak (a 50 MB result printed: about
+#: one payload less at the peak, and half the memory held after the cell), for a full GC's time
+#: every 8 MB, which is small next to moving that much.
 COLLECT_BEFORE_TAKING = 8 << 20
 
 
@@ -116,6 +117,7 @@ class Bridge:
         self._requests: dict[int, asyncio.Task[None]] = {}
         self._queue: deque[tuple[str, str | tuple[str, ...], tuple[str, ...]]] = deque()
         self._pump: asyncio.Task[None] | None = None
+        self._apart_chars = 0  # set aside since V8 last collected (see COLLECT_BEFORE_TAKING)
 
     def attach(self, v8: V8 | None) -> None:
         """Talk to this context from now on (a rebuilt one, or None once closed)."""
@@ -203,7 +205,9 @@ class Bridge:
             if handler is None:
                 raise BridgeError("TypeError", f"no Python handler named {name!r}")
             args = msg["args"]
-            if v8 is not None and msg.get("apartChars", 0) >= COLLECT_BEFORE_TAKING:
+            self._apart_chars += msg.get("apartChars", 0)
+            if v8 is not None and self._apart_chars >= COLLECT_BEFORE_TAKING:
+                self._apart_chars = 0
                 await v8.collect_garbage()
             for key in msg.get("apart", ()):  # big strings JS kept out of the JSON: one string each
                 if v8 is not None:

@@ -100,6 +100,43 @@ def test_calls_junk_and_a_30_mb_result(tmp_path: Path) -> None:
     assert logged == [f"[mcp2repl] not an MCP message on stdout: junk line {n}: debug output on stdout" for n in range(3)]
 
 
+def test_big_junk_lines_are_counted_and_logged_by_their_start(tmp_path: Path) -> None:
+    async def main() -> tuple[str, StdioStatus]:
+        status = StdioStatus()
+        async with stdio_transport(PY, [HOSTILE, "big-junk"], log_path=tmp_path / "junk.log", status=status) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return (await s.call_tool("call", {})).content[0].text, status
+
+    text, status = asyncio.run(main())
+    assert (text, status.junk_lines, status.last_junk) == ("after big junk", 2, "\ufffd" * 300)
+    logged = [line for line in (tmp_path / "junk.log").read_text().splitlines() if line.startswith("[mcp2repl]")]
+    assert len(logged) == 2 and logged[0].startswith("[mcp2repl] not an MCP message on stdout: big junk: yyyy")
+
+
+def test_a_big_answer_is_not_kept_once_its_caller_has_it() -> None:
+    """The SDK's read loop holds the last message it read; after a big one, the transport empties it."""
+    import gc
+
+    def held(size: int) -> list[str]:
+        found = []
+        for o in gc.get_objects():
+            for r in gc.get_referents(o):
+                for v in r.values() if isinstance(r, dict) else [r]:
+                    if isinstance(v, str) and len(v) == size:
+                        found.append(type(o).__name__)
+        return found
+
+    async def main() -> tuple[int, list[str]]:
+        async with stdio_transport(PY, [HOSTILE, "huge", "--mb", "3"]) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            size = len((await s.call_tool("call", {})).content[0].text)  # the result is dropped at once
+            await asyncio.sleep(0.2)
+            return size, held(size)
+
+    size, holders = asyncio.run(main())
+    assert (size, holders) == (3 * 1024 * 1024, [])
+
+
 def test_exit_status_and_the_stderr_of_this_run(tmp_path: Path) -> None:
     log = tmp_path / "crash.log"
     log.write_text("an older run\nwrote these\nlines\n")
