@@ -69,12 +69,18 @@ class NotebookRun:
     """One ``mcp2repl run``: the nbclient client, its hooks, and the tally they keep."""
 
     def __init__(self, nb: Any, *, kernel: str, timeout: float, allow_errors: bool, cwd: Path) -> None:
-        from nbclient import NotebookClient
-
         self.timeout = timeout
         self.tally = _Tally()
         self.evalue = f"Cell timed out after {timeout:g} s (mcp2repl run --timeout {timeout:g})"
-        self.client = NotebookClient(
+        self._client_args = (nb, kernel, allow_errors, cwd)
+        self.client = self._new_client()
+
+    def _new_client(self) -> Any:
+        from nbclient import NotebookClient
+
+        nb, kernel, allow_errors, cwd = self._client_args
+        timeout = self.timeout
+        return NotebookClient(
             nb,
             kernel_name=kernel,
             # timeout_func, not timeout: nbclient's ``timeout`` trait takes whole seconds only
@@ -143,15 +149,29 @@ class NotebookRun:
         return list(error.traceback)
 
     def execute(self) -> bool:
-        """Run every cell; True when nbclient stopped at a failing (or timed-out) cell."""
+        """Run every cell; True when nbclient stopped at a failing (or timed-out) cell.
+
+        A kernel that dies before it answers its first request is started once more: jupyter_client
+        picks free ports, then the kernel binds them, and another process may take one between
+        ("Address already in use"); the kernel's second start gets other ports.
+        """
         from nbclient.exceptions import CellExecutionError
 
-        try:
-            self.client.execute()
-        except CellExecutionError as exc:
-            print(str(exc), file=sys.stderr)
-            return True
-        return False
+        retried = False
+        while True:
+            try:
+                self.client.execute()
+            except CellExecutionError as exc:
+                print(str(exc), file=sys.stderr)
+                return True
+            except Exception as exc:
+                if retried or self.tally.executed or not _died_starting(exc):
+                    raise
+                retried = True
+                print("mcp2repl run: the kernel died as it started; starting it once more", file=sys.stderr)
+                self.client = self._new_client()
+            else:
+                return False
 
     def summary(self, source: Path, total: int, stopped: bool) -> list[str]:
         """The lines printed after the run: how far it got, and which cells timed out."""
@@ -197,6 +217,15 @@ def run(args: argparse.Namespace) -> int:
     if job.tally.timed_out:
         return STOPPED
     return FAILED if stopped else OK
+
+
+def _died_starting(exc: BaseException | None) -> bool:
+    """Did the kernel die before its first reply? (nbclient's clean-up may raise over jupyter_client's error.)"""
+    while exc is not None:
+        if isinstance(exc, RuntimeError) and "died before replying to kernel_info" in str(exc):
+            return True
+        exc = exc.__context__
+    return False
 
 
 def _save(nb: Any, output: Path) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import pytest
 from conftest import ECHO, OWN_VARS
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
@@ -159,6 +160,27 @@ def test_fractional_timeout_is_accepted(tmp_path: Path) -> None:
     proc = mcp2repl(tmp_path, "run", "in.ipynb", "-o", "out.ipynb", "--timeout", "20.5")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Executed 1 code cells of in.ipynb (0 with errors)\n")
+
+
+def test_a_kernel_that_dies_as_it_starts_is_started_once_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As when another process takes one of its ports before it binds them: the second start works."""
+    spec = tmp_path / "jupyter" / "kernels" / "flaky"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({"argv": [sys.executable, str(spec / "flaky.py"), "{connection_file}"], "display_name": "flaky", "language": "javascript"}))
+    (spec / "flaky.py").write_text(
+        "import os, sys\n"
+        f"marker = {str(tmp_path / 'started-once')!r}\n"
+        "if not os.path.exists(marker):\n"
+        "    open(marker, 'w').close()\n"
+        "    sys.exit('zmq.error.ZMQError: Address already in use')\n"
+        "os.execv(sys.executable, [sys.executable, '-m', 'mcp_kernel', '-f', sys.argv[1]])\n"
+    )
+    write_notebook(tmp_path / "in.ipynb", "6 * 7")
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    proc = mcp2repl(tmp_path, "run", "in.ipynb", "-o", "out.ipynb", "-k", "flaky")
+    assert proc.returncode == 0, proc.stderr
+    assert "mcp2repl run: the kernel died as it started; starting it once more\n" in proc.stderr
+    assert [outputs(c) for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells] == [[result("42")]]
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
