@@ -7,7 +7,8 @@ not the SDK's:
 
 * its reader does ``(buffer + chunk).split("\\n")`` for every chunk, so one message of n bytes
   costs O(n²) (a 50 MB result: ~20 s instead of ~0.1 s); here chunks are appended to a bytearray
-  and only new data is searched for the newline, and each line is parsed from bytes;
+  and only new data is searched for the newline, and each line is parsed once, then validated (a
+  big one from its text, its bytes let go of first), holding a big result as few times as it can;
 * the server runs under ``guard.py``, which takes the server's whole process tree down with it
   (servers that ignore SIGTERM or stdin's end, ``setsid`` daemons) and when the kernel dies;
 * a line that is not an MCP message (a server printing to stdout) is logged and counted instead
