@@ -227,6 +227,53 @@ async def send_unvalidated(session: Any, request: Any) -> dict[str, Any]:
     return dict(await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts))
 
 
+async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout: float | None, progress: Any) -> Any:
+    """``session.call_tool(name, arguments, timeout, progress)``, without its per-call model round trip.
+
+    The SDK builds a ``CallToolRequest`` model to dump it straight back to a dict, and validates
+    the result twice (against the negotiated version's schema, then as the result type): ~55 µs
+    of a ~760 µs sequential call in the kernel. Here the dict goes through the session's own stamp
+    and dispatcher and the result is validated once, as the result type, with everything else
+    ``send_request`` and ``call_tool`` do around it: the ``Mcp-Name`` header, the session's read
+    timeout, the TTL clamp, dropping a later revision's fields, the output-schema check, and the
+    refusal of input-required and claimed results.
+    """
+    import mcp_types as types
+    from mcp.client import session as sdk
+    from mcp.client.extension import UnexpectedClaimedResult
+    from mcp.shared.inbound import MCP_NAME_HEADER, encode_header_value
+    from mcp_types import methods
+
+    data: dict[str, Any] = {"method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    opts: dict[str, Any] = {}
+    session._stamp(data, opts)
+    headers = opts.setdefault("headers", {})
+    if MCP_NAME_HEADER not in headers:
+        headers[MCP_NAME_HEADER] = encode_header_value(name)
+    limit = timeout if timeout is not None else session._session_read_timeout_seconds
+    if limit is not None:
+        opts["timeout"] = limit
+    if progress is not None:
+        opts["on_progress"] = progress
+    raw = await session._dispatcher.send_raw_request("tools/call", data.get("params"), opts)
+    sdk._clamp_inbound_ttl(raw)
+    version = session._negotiated_version or "2025-11-25"
+    foreign = sdk._later_revision_fields("tools/call", version)
+    checked = {key: value for key, value in raw.items() if key not in foreign} if not foreign.isdisjoint(raw) else raw
+    try:
+        result = session._call_tool_adapter.validate_python(checked, by_name=False)
+    except ValueError:
+        methods.validate_server_result("tools/call", version, raw)  # the SDK's first check words it better
+        raise
+    if isinstance(result, types.CallToolResult):
+        if not result.is_error:
+            await session.validate_tool_result(name, result)
+        return result
+    if isinstance(result, types.InputRequiredResult):
+        raise sdk._input_required_unexpected("call_tool")
+    raise UnexpectedClaimedResult(result)
+
+
 # ---- ipykernel -------------------------------------------------------------------------------
 
 

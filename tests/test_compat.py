@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 
@@ -202,6 +203,70 @@ def test_send_unvalidated_returns_what_send_request_would_reject() -> None:
     raw, refused = asyncio.run(main())
     assert types_of(raw) == ["task"] and raw["task"]["status"] == "working"
     assert refused  # if the SDK starts accepting it, tasks.py can use send_request
+
+
+#: A server that answers each tools/call with the next of the results given as its argument, unchecked.
+RAW_SERVER = """
+import json, sys
+results = json.loads(sys.argv[1])
+tool = {"name": "reply", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    method, answer = msg["method"], {}
+    if method == "initialize":
+        answer = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "raw", "version": "1"}}
+    elif method == "tools/list":
+        answer = {"tools": [tool]}
+    elif method == "tools/call":
+        answer = results.pop(0)
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": answer}), flush=True)
+"""
+
+
+def test_call_tool_answers_as_the_sdks_call_tool_does() -> None:
+    """The lean tools/call (compat.call_tool) against ClientSession.call_tool, each result sent to
+    both: the same results, and the same errors for the results the SDK refuses."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client import session as sdk
+    from mcp.client.stdio import stdio_client
+
+    for name in ("_clamp_inbound_ttl", "_later_revision_fields", "_input_required_unexpected"):
+        assert callable(getattr(sdk, name, None)), name
+    sent = [
+        {"content": [{"type": "text", "text": "hi"}], "structuredContent": {"n": 1}},
+        {"content": [], "structuredContent": {"n": "one"}},  # not what the output schema says
+        {"content": [{"type": "text", "text": "no"}], "isError": True},  # errors are not checked against it
+        {"content": []},  # an output schema, and no structured content
+        {"content": "not a list"},
+        {"content": [], "structuredContent": {"n": 2}, "ttlMs": -5},
+        {"resultType": "input_required", "inputRequests": {}},
+    ]
+
+    def outcome(done: object) -> object:
+        if isinstance(done, BaseException):
+            return type(done).__name__, str(done).split("\n")[0]
+        return done.model_dump()  # type: ignore[attr-defined]
+
+    async def run(call: object) -> object:
+        try:
+            return outcome(await call)  # type: ignore[misc]
+        except Exception as exc:  # noqa: BLE001 - the outcome is compared
+            return outcome(exc)
+
+    async def main(ours: bool) -> list[object]:
+        params = StdioServerParameters(command=sys.executable, args=["-c", RAW_SERVER, json.dumps(sent)])
+        async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write), ClientSession(read, write) as session:  # noqa: ASYNC230
+            await session.initialize()
+            await session.list_tools()  # as the kernel does: the output schema is known
+            calls = [compat.call_tool(session, "reply", {}, None, None) if ours else session.call_tool("reply", {}) for _ in sent]
+            return [await run(call) for call in calls]
+
+    theirs, ours = asyncio.run(main(False)), asyncio.run(main(True))
+    assert ours == theirs
+    kinds = [o[0] if isinstance(o, tuple) else "result" for o in ours]
+    assert kinds == ["result", "RuntimeError", "result", "RuntimeError", "ValidationError", "result", "ValidationError"], ours
 
 
 def types_of(raw: dict) -> list[str]:

@@ -18,6 +18,7 @@ import mcp_types as types
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from .. import compat
 from . import elicitation
 from .elicitation import Person
 from .limits import default_call_timeout
@@ -70,7 +71,7 @@ class ClientSide:
         """A tool call; tools that run as MCP tasks go through :class:`~.tasks.TaskRunner`."""
         if runs_as_task(self.tool_named(tool)):
             return await self._tasks.call(session, tool, args, limit, progress)
-        return await session.call_tool(tool, args, read_timeout_seconds=limit, progress_callback=progress)
+        return await compat.call_tool(session, tool, args, limit, progress)
 
     async def _on_protocol_message(self, message: Any) -> None:
         if isinstance(message, types.ProgressNotification):  # a task's progress outlives its tools/call request
