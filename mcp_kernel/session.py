@@ -117,7 +117,7 @@ class _Servers:
         self.reason = "the MCP server layer could not be loaded (see the kernel log)"
 
     async def get(self) -> ServerManager:
-        if self.done is not None:
+        if self.done is not None and not self.done.done():  # asked on every tool call
             await asyncio.shield(self.done)
         if self.loaded is None:
             raise RuntimeError(self.reason)

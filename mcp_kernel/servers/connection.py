@@ -113,6 +113,8 @@ class ServerConnection(ClientSide):
         """Wait until connected; start (or restart after a crash) if needed."""
         if self.spec.error:
             raise ServerUnavailable(self.spec.error)
+        if self.state == "ready":  # every call asks: no lock, no wait
+            return
         async with self._lock:
             if self.state in ("stopped", "disconnected", "error", "needs_login"):
                 restarting = self.connects > 0
