@@ -78,7 +78,12 @@ def with_extension(name: str, format: str) -> str:
     """Append the format's extension unless the name's own extension already implies that format."""
     if format not in FORMATS:
         raise ArtifactError(f"unknown artifact format {format!r}; use one of {', '.join(FORMATS)}")
-    return name if Path(name).suffix and infer_format(name) == format else name + FORMATS[format]
+    if Path(name).suffix and infer_format(name) == format:
+        return name
+    full = name + FORMATS[format]
+    if len(full) > MAX_NAME:  # saved, it could never be read back by name
+        raise ArtifactError(f"artifact name is {len(full)} characters long with its extension {FORMATS[format]!r}; the limit is {MAX_NAME}")
+    return full
 
 
 def check_name(name: object) -> str:

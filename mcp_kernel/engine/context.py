@@ -90,6 +90,7 @@ class V8:
         self._stash: V8Function | None = None
         self._take: V8Function | None = None
         self._eval: Callable[..., asyncio.Future[Any]] | None = None
+        self._quiet: QuietResults | None = None  # batches whose results wait for the drain's
         self.flag: memoryview | None = None
         self.global_names: set[str] = set()
         self.version = ""
@@ -199,7 +200,7 @@ class V8:
         not twice (the kernel's largest fixed cost per tool call). ``drained`` gets the drain's
         text (None if it was stopped) whatever happened to ``first``, unless the drain was cancelled.
         """
-        assert self._drain is not None
+        assert self._drain is not None and self._quiet is not None
         head = self._post(first)
         tail = self._post(self._drain.call(""))  # posted in the same loop turn, after ``head``
         try:

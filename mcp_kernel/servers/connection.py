@@ -399,9 +399,7 @@ class ServerConnection(ClientSide):
         """The last ``lines`` lines the server wrote to stderr."""
         try:
             with open(self.log_path, "rb") as fh:
-                fh.seek(0, os.SEEK_END)
-                size = fh.tell()
-                fh.seek(max(0, size - 64 * 1024))
+                fh.seek(max(0, fh.seek(0, os.SEEK_END) - 64 * 1024))
                 text = fh.read().decode("utf-8", "replace")
         except OSError:
             return ""

@@ -249,6 +249,14 @@ def test_extensions(store: ArtifactStore, name: str, fmt: str, expected: str):
     assert store.read(expected)[0] == artifacts.infer_format(expected)
 
 
+def test_a_name_too_long_with_its_extension_is_refused_not_saved_unreadable(store: ArtifactStore):
+    store.save("n" * 195, "1", "json")  # 200 with ".json": the limit, readable
+    assert store.read("n" * 195 + ".json") == ("json", "1")
+    with pytest.raises(ArtifactError, match=re.escape("artifact name is 201 characters long with its extension '.ndjson'; the limit is 200")):
+        store.save("n" * 194, "[1]", "ndjson")
+    assert [h.name for h in store.list()] == ["n" * 195 + ".json"]
+
+
 def test_read_by_handle_dict_and_without_extension(store: ArtifactStore):
     handle = store.save("results", "[1]", "json")
     assert store.read(handle.to_json()) == ("json", "[1]")
