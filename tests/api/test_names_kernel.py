@@ -17,7 +17,9 @@ def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelProcess]:
     if not EVERYTHING.exists():
         pytest.skip("server-everything is not installed (run scripts/bootstrap.sh --test)")
     cwd = tmp_path_factory.mktemp("names")
-    servers = {"everything": {"command": str(EVERYTHING)}, "echo": {"command": sys.executable, "args": [ECHO]}}
+    # no roots: server-everything asks for them 350 ms after it starts and logs the answer, a line
+    # that lands on whichever cell runs then (on a busy machine, one of these)
+    servers = {"everything": {"command": str(EVERYTHING), "roots": False}, "echo": {"command": sys.executable, "args": [ECHO]}}
     (cwd / "mcp2repl.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
     kernel = KernelProcess(cwd, MCP2REPL_PROGRESS="off")
     kernel.run("await api.servers({ wait: true })")

@@ -37,7 +37,7 @@ def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelProcess]:
         "mcpServers": {
             "demo": {"command": sys.executable, "args": ["-m", "mcp_kernel.demo.server"]},
             "echo": {"command": sys.executable, "args": [str(ECHO)]},
-            "everything": {"command": str(EVERYTHING)},
+            "everything": {"command": str(EVERYTHING), "roots": False},  # its roots log would land on a cell
         }
     }
     (cwd / "mcp.json").write_text(json.dumps(config))
