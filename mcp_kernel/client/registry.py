@@ -19,22 +19,24 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .wire import KernelConnection
-
-if TYPE_CHECKING:
-    import subprocess
+from .wire import KernelConnection, KernelDied
 
 FOLDER = Path(".mcp2repl") / "sessions"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 DEFAULT_IDLE = 3600.0
 START_TIMEOUT = 60.0
+#: The exit status of a kernel whose ports another process took first (``kernel/app.py``), and how
+#: many times a session's kernel is started on fresh ports before that is the error.
+PORTS_TAKEN = 75
+PORT_ATTEMPTS = 3
 #: Kernels this process started: polled so that a dead child is reaped, not kept as a zombie.
 _children: list[subprocess.Popen[bytes]] = []
 
@@ -148,9 +150,26 @@ def pid_alive(pid: int, marker: str = "") -> bool:
 
 
 def start(files: SessionFiles, options: StartOptions) -> KernelConnection:
-    """Start the session's kernel, detached (own process group, output to NAME.log), and connect."""
+    """Start the session's kernel, detached (own process group, output to NAME.log), and connect.
+
+    The ports are picked here and bound by the kernel: if another process takes one in between,
+    the kernel exits with :data:`PORTS_TAKEN` and is started again on other ports.
+    """
+    attempt = 1
+    while True:
+        proc = _launch(files, options)
+        try:
+            return _connect_started(files, proc)
+        except (KernelDied, SessionError):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(5)
+            if proc.returncode != PORTS_TAKEN or attempt >= PORT_ATTEMPTS:
+                raise
+            attempt += 1
+
+
+def _launch(files: SessionFiles, options: StartOptions) -> subprocess.Popen[bytes]:
     import secrets
-    import subprocess
 
     from jupyter_client.connect import write_connection_file  # 0.3 s to import: paid at start only
 
@@ -186,6 +205,10 @@ def start(files: SessionFiles, options: StartOptions) -> KernelConnection:
     tmp.write_text(json.dumps(meta, indent=1))
     os.chmod(tmp, 0o600)
     os.replace(tmp, files.meta)
+    return proc
+
+
+def _connect_started(files: SessionFiles, proc: subprocess.Popen[bytes]) -> KernelConnection:
     deadline = time.monotonic() + START_TIMEOUT
     while (info := files.conn_info()) is None or "key" not in info:
         if proc.poll() is not None:

@@ -55,6 +55,44 @@ def test_a_multi_step_task(here: Path) -> None:
     assert not (here / ".mcp2repl" / "sessions" / "agent.json").exists()
 
 
+def test_a_session_whose_port_is_taken_first_starts_on_other_ports(here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ports are picked here and bound by the kernel: one taken in between makes it exit at
+    once (not wait forever), and the session starts again on fresh ones."""
+    import json
+    import socket
+
+    from jupyter_client import connect
+
+    from mcp_kernel.client import registry
+    from mcp_kernel.kernel import app
+
+    assert registry.PORTS_TAKEN == app.PORTS_TAKEN
+    taken: list[socket.socket] = []
+    write = connect.write_connection_file
+
+    def write_then_take_a_port(fname: str, **kw: object) -> object:
+        out = write(fname, **kw)  # type: ignore[arg-type]
+        if not taken:  # the first kernel's iopub port, bound before the kernel can
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", json.loads(Path(fname).read_text())["iopub_port"]))
+            sock.listen()
+            taken.append(sock)
+        return out
+
+    monkeypatch.setattr(connect, "write_connection_file", write_then_take_a_port)
+    try:
+        s = KernelSession("ports", cwd=here)
+        try:
+            assert s.step("6 * 7").value == 42
+        finally:
+            s.stop()
+    finally:
+        for sock in taken:
+            sock.close()
+    log = (here / ".mcp2repl" / "sessions" / "ports.log").read_text()
+    assert len(taken) == 1 and "another process took a port of this kernel's connection file" in log
+
+
 def test_astep_timeout_and_interrupt_keep_the_session(here: Path) -> None:
     s = KernelSession("i", cwd=here)
     try:
