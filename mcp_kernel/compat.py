@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -227,6 +228,18 @@ async def send_unvalidated(session: Any, request: Any) -> dict[str, Any]:
     return dict(await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts))
 
 
+@functools.cache
+def _call_tool_parts() -> tuple[Any, ...]:
+    """What :func:`call_tool` uses of the SDK, imported once (the SDK is loaded off the start-up path)."""
+    import mcp_types as types
+    from mcp.client import session as sdk
+    from mcp.client.extension import UnexpectedClaimedResult
+    from mcp.shared.inbound import MCP_NAME_HEADER, encode_header_value
+    from mcp_types import methods
+
+    return types, sdk, methods, UnexpectedClaimedResult, MCP_NAME_HEADER, encode_header_value
+
+
 async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout: float | None, progress: Any) -> Any:
     """``session.call_tool(name, arguments, timeout, progress)``, without its per-call model round trip.
 
@@ -238,12 +251,7 @@ async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout:
     timeout, the TTL clamp, dropping a later revision's fields, the output-schema check, and the
     refusal of input-required and claimed results.
     """
-    import mcp_types as types
-    from mcp.client import session as sdk
-    from mcp.client.extension import UnexpectedClaimedResult
-    from mcp.shared.inbound import MCP_NAME_HEADER, encode_header_value
-    from mcp_types import methods
-
+    types, sdk, methods, UnexpectedClaimedResult, MCP_NAME_HEADER, encode_header_value = _call_tool_parts()
     data: dict[str, Any] = {"method": "tools/call", "params": {"name": name, "arguments": arguments}}
     opts: dict[str, Any] = {}
     session._stamp(data, opts)

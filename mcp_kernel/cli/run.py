@@ -72,17 +72,16 @@ class NotebookRun:
         self.timeout = timeout
         self.tally = _Tally()
         self.evalue = f"Cell timed out after {timeout:g} s (mcp2repl run --timeout {timeout:g})"
-        self._client_args = (nb, kernel, allow_errors, cwd)
+        self.nb, self.kernel, self.allow_errors, self.cwd = nb, kernel, allow_errors, cwd
         self.client = self._new_client()
 
     def _new_client(self) -> Any:
         from nbclient import NotebookClient
 
-        nb, kernel, allow_errors, cwd = self._client_args
         timeout = self.timeout
         return NotebookClient(
-            nb,
-            kernel_name=kernel,
+            self.nb,
+            kernel_name=self.kernel,
             # timeout_func, not timeout: nbclient's ``timeout`` trait takes whole seconds only
             timeout_func=(lambda cell: timeout) if timeout else None,
             interrupt_on_timeout=True,
@@ -93,10 +92,10 @@ class NotebookRun:
                 TIMED_OUT: True,
             },
             iopub_timeout=INTERRUPT_GRACE,
-            allow_errors=allow_errors,
+            allow_errors=self.allow_errors,
             on_notebook_start=self._servers_ready,
             on_cell_executed=self._executed,
-            resources={"metadata": {"path": str(cwd)}},
+            resources={"metadata": {"path": str(self.cwd)}},
         )
 
     async def _servers_ready(self, notebook: Any) -> None:
