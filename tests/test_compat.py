@@ -306,3 +306,64 @@ def test_pipe_closing_sees_a_failed_write_to_a_server_that_stopped_reading() -> 
             return before, after
 
     assert anyio.run(main) == (False, True)
+
+
+def test_v8s_thread_keeps_its_python_thread_state() -> None:
+    """ctypes enters Python from V8's thread with a new thread state per result unless one is kept."""
+    import threading
+
+    from py_mini_racer import MiniRacer
+
+    async def main() -> list[tuple[int, object]]:
+        racer = MiniRacer()
+        ctx = racer._ctx
+        compat.QuietResults(racer)
+        kept = ctx.handle_callback_from_v8
+        local = threading.local()  # per thread state: gone with the state it was set in
+        seen: list[tuple[int, object]] = []
+
+        def arrived(callback_id: int, raw: object) -> None:
+            seen.append((threading.get_ident(), getattr(local, "mark", None)))
+            local.mark = len(seen)
+            kept(callback_id, raw)
+
+        object.__setattr__(ctx, "handle_callback_from_v8", arrived)
+        run = compat.start_eval(racer)
+        for i in range(3):
+            assert await run(f"{i} + 1") == i + 1
+        racer.close()
+        return seen
+
+    seen = asyncio.run(main())
+    assert len({ident for ident, _ in seen}) == 1 and seen[0][0] != threading.get_ident()
+    assert [mark for _, mark in seen] == [None, 1, 2]
+
+
+def test_send_now_writes_without_a_loop_turn_and_fails_on_a_closed_pipe() -> None:
+    import subprocess
+
+    import anyio
+    import pytest
+
+    async def main() -> tuple[bytes, type[BaseException] | None]:
+        code = "import os, sys, time; print(sys.stdin.readline().strip().upper(), flush=True); os.close(0); print('closed', flush=True); time.sleep(30)"
+        async with await anyio.open_process([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:
+            assert proc.stdin is not None and proc.stdout is not None
+            step = compat.send_now(proc.stdin, b"hello\n").__await__()
+            with pytest.raises(StopIteration):  # done at the first step: it never waited on the loop
+                next(step)
+            out = b""
+            while not out.endswith(b"closed\n"):
+                out += await proc.stdout.receive()
+            failed: type[BaseException] | None = None
+            try:
+                for _ in range(3):  # the first write finds the pipe broken, the next ones say so
+                    await compat.send_now(proc.stdin, b"lost\n")
+            except OSError as exc:
+                failed = type(exc)
+            proc.kill()
+            return out, failed
+
+    out, failed = anyio.run(main)
+    assert out == b"HELLO\nclosed\n"
+    assert failed is not None and issubclass(failed, OSError)
