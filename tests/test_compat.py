@@ -1,4 +1,4 @@
-"""Every private-API use in mcp_kernel/compat.py, pinned: an upgrade that removes one fails here, by name."""
+"""Every private-API use in mcp_kernel/compat/, pinned: an upgrade that removes one fails here, by name."""
 
 from __future__ import annotations
 

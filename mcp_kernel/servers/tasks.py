@@ -4,7 +4,7 @@ The mcp 2.3 SDK has the task types (``CreateTaskResult``, ``tasks/get``, ``tasks
 ``tasks/cancel``) but no client support: ``ClientSession.call_tool`` cannot ask for a task,
 ``send_request`` rejects a ``CreateTaskResult`` as an invalid ``tools/call`` answer, and nothing
 polls a task. So the life cycle is driven here with the SDK's own types and session (the one
-unchecked send is in compat.py), never with hand-written JSON-RPC:
+unchecked send is in compat/mcp_sdk.py), never with hand-written JSON-RPC:
 
 1. ``tools/call`` with ``task: {ttl}`` answers ``CreateTaskResult`` (or, from a server that chose
    not to, the plain result);

@@ -1,0 +1,54 @@
+"""Every use of a dependency's private API, in one place, each pinned by ``tests/test_compat.py``.
+
+Why each exists is said beside it. When a dependency upgrade removes one of these, the pinning
+test fails with the name of the attribute, rather than a cell hanging somewhere far away. One
+module per dependency; this package imports nothing else from mcp_kernel.
+"""
+
+from .jupyter import (
+    AbortBeforeReply,
+    dispatch_beside,
+    input_request,
+    made_by_jupyter_client,
+    no_reply_sleep,
+    protocol_version,
+    shell_busy,
+    skip_empty_flush,
+)
+from .mcp_sdk import call_tool, pipe_closing, send_now, send_unvalidated, session_closed
+from .mini_racer import (
+    _STR_UTF8,
+    BIG_STRING,
+    QuietResults,
+    V8Function,
+    keep_thread_state,
+    start_eval,
+    start_v8_task,
+    terminated_exception,
+    v8_version,
+)
+
+__all__ = [
+    "BIG_STRING",
+    "_STR_UTF8",
+    "AbortBeforeReply",
+    "QuietResults",
+    "V8Function",
+    "call_tool",
+    "dispatch_beside",
+    "input_request",
+    "keep_thread_state",
+    "made_by_jupyter_client",
+    "no_reply_sleep",
+    "pipe_closing",
+    "protocol_version",
+    "send_now",
+    "send_unvalidated",
+    "session_closed",
+    "shell_busy",
+    "skip_empty_flush",
+    "start_eval",
+    "start_v8_task",
+    "terminated_exception",
+    "v8_version",
+]

@@ -1,0 +1,145 @@
+"""Private parts of ipykernel and jupyter_client."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+# ---- ipykernel -------------------------------------------------------------------------------
+
+
+def skip_empty_flush(stream: Any) -> None:
+    """Make ipykernel's per-request stdout/stderr flushes free when nothing was printed.
+
+    Each flush is a round trip to the IOPub thread; the kernel calls four per cell, and JS
+    output never goes through sys.stdout, so they were most of a trivial cell's latency.
+    """
+    buffers = getattr(stream, "_buffers", None)
+    lock = getattr(stream, "_buffer_lock", None)
+    if buffers is None or lock is None:
+        return
+    flush = stream.flush
+
+    def flush_if_needed() -> None:
+        with lock:
+            pending = any(buf.tell() for buf in stream._buffers.values())
+        if pending:
+            flush()
+
+    stream.flush = flush_if_needed
+
+
+def shell_busy(kernel: Any) -> bool:
+    """Is a shell request (a cell) being handled right now? ipykernel serialises them with a private lock."""
+    lock = getattr(kernel, "_main_asyncio_lock", None)
+    return bool(lock is not None and lock.locked())
+
+
+async def dispatch_beside(kernel: Any, msg: Any, header: dict[str, Any], spawn: Callable[[Any], Awaitable[None]]) -> None:
+    """Serve one shell request while a cell runs, with its own busy/idle pair.
+
+    ipykernel would queue it behind the cell; ``spawn`` runs the base ``dispatch_shell`` in a
+    task with a copy of the context. The shell parent of the running cell is restored after.
+    """
+    shell_parent = kernel.get_parent("shell")
+    shell_ident = kernel._get_shell_context_var(kernel._shell_parent_ident)
+    parent = {"header": header}
+    try:
+        kernel._publish_status("busy", "shell", parent)
+        await spawn(msg)
+        kernel._publish_status("idle", "shell", parent)
+    finally:
+        kernel.set_parent(shell_ident, shell_parent, channel="shell")
+
+
+def input_request(kernel: Any, prompt: str, password: bool = False, stop: threading.Event | None = None) -> str:
+    """Ask the frontend for a line of input (Jupyter's input_request) and wait for the reply.
+
+    ipykernel's public ``raw_input`` refuses unless the kernel set the private ``_allow_stdin``
+    (IPython's kernel does in its own do_execute); the caller here has checked ``allow_stdin``.
+    Blocking: run it in a thread. With ``stop``, the wait ends (EOFError) once it is set: ipykernel's
+    own ``_input_request`` waits for ever, so a question abandoned by an interrupted cell would
+    keep polling the stdin socket and take the answer meant for the next question.
+    """
+    ident = kernel._get_shell_context_var(kernel._shell_parent_ident)
+    if stop is None:
+        return str(kernel._input_request(str(prompt), ident, kernel.get_parent("shell"), password=password))
+    import zmq
+
+    socket, session = kernel.stdin_socket, kernel.session
+    parent = kernel.get_parent("shell")
+    with _STDIN:  # a zmq socket is not thread-safe: a question still being abandoned finishes first
+        with contextlib.suppress(zmq.Again):  # stale replies, as _input_request purges them
+            while True:
+                socket.recv_multipart(zmq.NOBLOCK)
+        session.send(socket, "input_request", {"prompt": str(prompt), "password": password}, parent, ident=ident)
+        while not stop.is_set():
+            readable, _, failed = zmq.select([socket], [], [socket], 0.05)
+            if readable or failed:
+                _, reply = session.recv(socket)
+                if reply is not None:
+                    value = str((reply.get("content") or {}).get("value", ""))
+                    if value == "\x04":
+                        raise EOFError
+                    return value
+    raise EOFError("the question was abandoned")
+
+
+_STDIN = threading.Lock()
+
+
+def protocol_version() -> str:
+    """The messaging protocol ipykernel implements (it has no public name for it)."""
+    from ipykernel._version import kernel_protocol_version
+
+    return str(kernel_protocol_version)
+
+
+class AbortBeforeReply:
+    """A kernel mixin: queued cells start being aborted before an error's execute_reply goes out.
+
+    ipykernel 7.4's ``execute_request`` sends the reply first and only then calls ``_abort_queues``,
+    which raises the aborting flag and has the shell-channel thread queue a "stop aborting" marker
+    behind the requests already waiting. A client that answers the reply at once (an agent's next
+    step) can have its next request queued ahead of that marker: it was sent after the error, yet
+    it is aborted. ``do_execute`` calls :meth:`abort_before_reply` for an error instead, so the
+    marker is queued before anyone has the reply, and ipykernel's own call is skipped once.
+    """
+
+    _abort_started = False
+
+    def abort_before_reply(self) -> None:
+        parent = self.get_parent("shell")  # type: ignore[attr-defined]
+        if not (parent.get("content") or {}).get("stop_on_error", True):
+            return
+        self._abort_started = True
+        super()._abort_queues(parent.get("header", {}).get("subshell_id"))  # type: ignore[misc]
+
+    def _abort_queues(self, subshell_id: str | None = None) -> None:
+        if self._abort_started:
+            self._abort_started = False
+            return
+        super()._abort_queues(subshell_id)  # type: ignore[misc]
+
+
+# ---- jupyter_client -----------------------------------------------------------------------------
+
+
+def made_by_jupyter_client(header: dict[str, Any]) -> bool:
+    """Whether a request came from a jupyter_client ``Session`` (its message ids are ``SESSION_PID_N``).
+
+    A terminal client (jupyter console, also with --simple-prompt) ignores display updates, so the
+    live progress display must go to stderr for it. Among interactive clients (stdin allowed), the
+    terminal ones are built on jupyter_client, while browser front ends number messages with UUIDs.
+    """
+    session = str(header.get("session", ""))
+    return bool(session) and str(header.get("msg_id", "")).startswith(f"{session}_")
+
+
+def no_reply_sleep() -> Any:
+    """ipykernel sleeps 0.5 ms before every execute reply; assign this to ``_execute_sleep`` in the class body."""
+    from traitlets import Float
+
+    return Float(0.0).tag(config=True)
