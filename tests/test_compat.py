@@ -36,7 +36,7 @@ def test_big_strings_leave_v8_whole_without_minis_racers_copy() -> None:
     from py_mini_racer import MiniRacer
     from py_mini_racer._objects import _MiniRacerTypes
 
-    assert _MiniRacerTypes.str_utf8 == compat._STR_UTF8
+    assert _MiniRacerTypes.str_utf8 == compat.mini_racer._STR_UTF8
     big = "é\u2028😀\"x" * (compat.BIG_STRING // 4)  # over the threshold, with 2-, 3- and 4-byte characters
 
     async def main() -> tuple[object, object, object]:

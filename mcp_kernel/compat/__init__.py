@@ -17,11 +17,9 @@ from .jupyter import (
 )
 from .mcp_sdk import call_tool, pipe_closing, send_now, send_unvalidated, session_closed
 from .mini_racer import (
-    _STR_UTF8,
     BIG_STRING,
     QuietResults,
     V8Function,
-    keep_thread_state,
     start_eval,
     start_v8_task,
     terminated_exception,
@@ -30,14 +28,12 @@ from .mini_racer import (
 
 __all__ = [
     "BIG_STRING",
-    "_STR_UTF8",
     "AbortBeforeReply",
     "QuietResults",
     "V8Function",
     "call_tool",
     "dispatch_beside",
     "input_request",
-    "keep_thread_state",
     "made_by_jupyter_client",
     "no_reply_sleep",
     "pipe_closing",

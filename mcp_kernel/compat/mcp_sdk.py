@@ -24,17 +24,19 @@ async def send_now(stream: Any, data: bytes) -> None:
 
     anyio's ``send`` ends with a checkpoint, a turn of the event loop, on every message (one per
     tool call: ~15-25 µs on a 2-core machine). Here the bytes go to the asyncio writer under it
-    and ``drain`` waits only when the pipe is full, as anyio's does. A pipe already closing
-    raises ``BrokenPipeError`` instead of dropping the bytes without a word.
+    and ``drain`` waits only when the pipe is full, as anyio's does. A pipe that is closing, before
+    the write or because of it (:func:`pipe_closing`), raises ``BrokenPipeError``: the bytes are lost.
     """
     writer = getattr(stream, "_stream", None)
     if writer is None:
         await stream.send(data)
         return
-    if writer.is_closing():
-        raise BrokenPipeError("the server's stdin is closed")
-    writer.write(data)
-    await writer.drain()
+    if not pipe_closing(stream):
+        writer.write(data)
+        if not pipe_closing(stream):
+            await writer.drain()
+            return
+    raise BrokenPipeError("the server's stdin is closed")
 
 
 # ---- MCP SDK ---------------------------------------------------------------------------------

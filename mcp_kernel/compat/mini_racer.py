@@ -47,9 +47,10 @@ class QuietResults:
     before the next one's (a batch into V8, always followed by the outbox drain) is posted
     quietly: V8's thread keeps its result, and :meth:`release` hands it over once the task behind
     it answered (V8 runs a context's tasks in order). A result not there yet when released comes
-    the usual way. V8's thread keeps its Python thread state (:func:`keep_thread_state`). Private names: the context looks ``handle_callback_from_v8`` up on itself for
-    every result, so an attribute of the instance reroutes them; ``_wrap_raw_handle`` owns a
-    result's memory; ``_active_cancelable_mr_task_callbacks`` holds each future's setter.
+    the usual way. V8's thread keeps its Python thread state (:func:`keep_thread_state`).
+    Private names: the context looks ``handle_callback_from_v8`` up on itself for every result, so
+    an attribute of the instance reroutes them; ``_wrap_raw_handle`` owns a result's memory;
+    ``_active_cancelable_mr_task_callbacks`` holds each future's setter.
     """
 
     def __init__(self, racer: Any) -> None:

@@ -34,7 +34,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from pydantic_core import from_json
 
-from ..compat import pipe_closing, send_now
+from ..compat import send_now
 from . import guard
 from .limits import shorten
 from .spawn import Launch, Spawned, spawn, stop, wait_exit
@@ -273,9 +273,7 @@ class _StdinWriter:
             self._outstanding.add(_request_key(message.id))
         data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
         try:
-            await send_now(self._stdin, data)
-            if pipe_closing(self._stdin):  # the write failed, and send has not said so yet
-                raise anyio.BrokenResourceError
+            await send_now(self._stdin, data)  # raises if the write failed, at once
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             self._closed = True
             await self._reader.end()  # the server cannot read: make the session see the end
