@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import sys
+from pathlib import Path
 
 from conftest import SERVERS
 
@@ -76,6 +77,26 @@ def test_v8_tasks_are_plain_futures_that_cancel_in_v8() -> None:
     value, error, after, left = asyncio.run(main())
     assert (value, after, left) == (42, "alive", 0)
     assert "RangeError: no" in error
+
+
+def test_a_v8_tasks_arrival_hook_runs_before_anything_waiting_on_it() -> None:
+    """``arrived`` sees the finished future in the loop turn its result comes in: before the
+    future's done-callbacks and before a coroutine awaiting it resumes (they run a turn later)."""
+    from py_mini_racer import MiniRacer
+
+    async def main() -> list[str]:
+        racer = MiniRacer()
+        seen: list[str] = []
+        fn = await racer.eval_cancelable("(function () { 'use strict'; return this + '!'; })")
+        argv = await racer.eval_cancelable("[]")
+        call = compat.V8Function(racer, fn, argv)
+        future = call.call("hi", arrived=lambda done: seen.append(f"arrived {done.result()}"))
+        future.add_done_callback(lambda done: seen.append("done-callback"))
+        seen.append(f"awaited {await future}")
+        racer.close()
+        return seen
+
+    assert asyncio.run(main()) == ["arrived hi!", "done-callback", "awaited hi!"]
 
 
 def test_quiet_results_wait_for_release_and_never_get_lost() -> None:
@@ -255,18 +276,78 @@ def test_call_tool_answers_as_the_sdks_call_tool_does() -> None:
         except Exception as exc:  # noqa: BLE001 - the outcome is compared
             return outcome(exc)
 
-    async def main(ours: bool) -> list[object]:
+    async def main(how: str) -> list[object]:
         params = StdioServerParameters(command=sys.executable, args=["-c", RAW_SERVER, json.dumps(sent)])
         async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write), ClientSession(read, write) as session:  # noqa: ASYNC230
             await session.initialize()
             await session.list_tools()  # as the kernel does: the output schema is known
-            calls = [compat.call_tool(session, "reply", {}, None, None) if ours else session.call_tool("reply", {}) for _ in sent]
-            return [await run(call) for call in calls]
+            if how == "sdk":
+                return [await run(session.call_tool("reply", {})) for _ in sent]
+            return [await run(compat.call_tool(session, "reply", {}, None, None, stdio=how == "stdio")) for _ in sent]
+
+    theirs, ours, lean = asyncio.run(main("sdk")), asyncio.run(main("dispatcher")), asyncio.run(main("stdio"))
+    assert ours == theirs and lean == theirs
+    kinds = [o[0] if isinstance(o, tuple) else "result" for o in ours]
+    assert kinds == ["result", "RuntimeError", "result", "RuntimeError", "ValidationError", "result", "ValidationError"], ours
+
+
+def test_send_request_keeps_the_sdks_contract_for_timeouts_cancels_and_closed_connections(tmp_path: Path) -> None:
+    """compat.mcp_sdk.send_request against the dispatcher's send_raw_request on the same server: the same
+    answer, the same timeout error and courtesy cancel, the same cancel for a cancelled caller, the
+    same error once the server is gone; and no pending request left behind by either."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.shared import jsonrpc_dispatcher as jd
+    from mcp.shared.exceptions import MCPError
+
+    assert callable(jd._plan_outbound) and jd._ABANDON_WRITE_TIMEOUT > 0 and {"send", "receive", "on_progress"} <= set(jd._Pending.__slots__)
+    for name in ("_allocate_id", "_write", "_final_write", "_cancel_outbound"):
+        assert callable(getattr(jd.JSONRPCDispatcher, name, None)), name
+
+    async def main(lean: bool) -> tuple[list[object], list[dict]]:
+        record = tmp_path / f"record-{lean}.jsonl"
+        params = StdioServerParameters(command=sys.executable, args=[str(SERVERS / "protocol_server.py"), "--record", str(record)])
+        seen: list[object] = []
+
+        async def send(method: str, params: dict, opts: dict) -> object:
+            try:
+                if lean:
+                    return await compat.mcp_sdk.send_request(session, method, params, opts)
+                return await session._dispatcher.send_raw_request(method, params, opts)
+            except MCPError as exc:
+                return "MCPError", exc.error.code, exc.error.message
+
+        async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write), ClientSession(read, write) as session:  # noqa: ASYNC230
+            await session.initialize()
+            answer = await send("tools/call", {"name": "touch", "arguments": {"uri": "memo://x"}}, {})
+            seen.append(answer["content"])  # type: ignore[index]
+            seen.append(await send("tools/call", {"name": "wait", "arguments": {}}, {"timeout": 0.5}))
+            waiting = asyncio.ensure_future(send("tools/call", {"name": "wait", "arguments": {}}, {}))
+            await asyncio.sleep(0.5)
+            waiting.cancel()
+            seen.append([type(e).__name__ for e in await asyncio.gather(waiting, return_exceptions=True)])
+            seen.append(len(session._dispatcher._pending))
+            await asyncio.sleep(0.5)  # the cancels are written down
+            session._dispatcher._closed = True  # as after the server's end of stream
+            seen.append(await send("ping", {}, {}))
+            session._dispatcher._closed = False
+        events = [json.loads(line) for line in record.read_text().splitlines()]
+        return seen, [{k: v for k, v in e.items() if k != "requestId"} for e in events if e["event"] == "notifications/cancelled"]
 
     theirs, ours = asyncio.run(main(False)), asyncio.run(main(True))
     assert ours == theirs
-    kinds = [o[0] if isinstance(o, tuple) else "result" for o in ours]
-    assert kinds == ["result", "RuntimeError", "result", "RuntimeError", "ValidationError", "result", "ValidationError"], ours
+    seen, cancels = ours
+    assert seen == [
+        [{"type": "text", "text": "touched"}],
+        ("MCPError", -32001, "Request 'tools/call' timed out"),
+        ["CancelledError"],
+        0,  # nothing left pending
+        ("MCPError", -32000, "Connection closed"),
+    ]
+    assert cancels == [
+        {"event": "notifications/cancelled", "reason": "timed out after 0.5s"},
+        {"event": "notifications/cancelled", "reason": "caller cancelled"},
+    ]
 
 
 def types_of(raw: dict) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from typing import Any
 
@@ -78,7 +79,111 @@ def _call_tool_parts() -> tuple[Any, ...]:
     return types, sdk, methods, UnexpectedClaimedResult, MCP_NAME_HEADER, encode_header_value
 
 
-async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout: float | None, progress: Any) -> Any:
+class _Answer:
+    """Where the dispatcher puts the answer to one request: it calls ``send_nowait``, as on the stream it expects."""
+
+    __slots__ = ("future",)
+
+    def __init__(self, future: asyncio.Future[Any]) -> None:
+        self.future = future
+
+    def send_nowait(self, outcome: Any) -> None:
+        if not self.future.done():
+            self.future.set_result(outcome)
+
+    def close(self) -> None:
+        pass
+
+
+def _expire(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
+@functools.cache
+def _send_parts() -> tuple[Any, ...]:
+    """What :func:`send_request` uses of anyio and the SDK, imported once."""
+    import anyio
+    from mcp.shared import jsonrpc_dispatcher as jd
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, ErrorData, JSONRPCRequest
+
+    return anyio, jd, MCPError, CONNECTION_CLOSED, REQUEST_TIMEOUT, ErrorData, JSONRPCRequest
+
+
+def _tracing() -> bool:
+    """Has someone configured OpenTelemetry in this process? Then requests keep the SDK's spans."""
+    from opentelemetry import trace
+
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+async def send_request(session: Any, method: str, params: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
+    """``session._dispatcher.send_raw_request(method, params, opts)`` for a stdio server, at half its cost.
+
+    The SDK sends every request inside an OpenTelemetry span (none is recorded unless tracing is
+    configured), in a request clock (a context variable and an anyio cancel scope, there so an
+    OAuth login in the middle of an HTTP request does not count against its timeout) and with a
+    new anyio memory stream for its one answer: ~130 µs of the ~250 µs of CPU a tool call costs
+    in the SDK (2-core machine, server-everything's ``echo``). Here the answer comes to a future
+    the dispatcher fills as it would fill that stream, and the timeout is a loop timer. The rest
+    is the SDK's: its id counter, its table of pending requests (so the answer, progress by
+    request id, and a closed connection reach the request as before), its write, and the
+    courtesy ``notifications/cancelled`` when the request times out or its caller is cancelled.
+    Used only where nothing of the skipped parts applies: stdio, tracing not configured.
+    """
+    anyio, jd, MCPError, CONNECTION_CLOSED, REQUEST_TIMEOUT, ErrorData, JSONRPCRequest = _send_parts()
+    dispatcher = session._dispatcher
+    if dispatcher._closed:
+        raise MCPError(code=CONNECTION_CLOSED, message="Connection closed")
+    if not dispatcher._running:
+        raise RuntimeError("the session's dispatcher is not running")
+    request_id = dispatcher._allocate_id()
+    while request_id in dispatcher._pending:
+        request_id = dispatcher._allocate_id()
+    loop = asyncio.get_running_loop()
+    answer = _Answer(loop.create_future())
+    on_progress = opts.get("on_progress")
+    if on_progress is not None:  # the request id is the progress token, as in the SDK
+        params = {**params, "_meta": {**(params.get("_meta") or {}), "progressToken": request_id}}
+    dispatcher._pending[request_id] = jd._Pending(send=answer, receive=answer, on_progress=on_progress)  # type: ignore[arg-type]
+    plan = jd._plan_outbound(None, opts)
+    timeout = opts.get("timeout")
+    timer: asyncio.TimerHandle | None = None
+
+    async def cancel(reason: str, shield: bool) -> None:
+        if plan.cancel_on_abandon:  # a write that started counts as issued (the SDK's rule)
+            text = f"courtesy cancel for {reason} request {request_id!r}"
+            await dispatcher._final_write(
+                functools.partial(dispatcher._cancel_outbound, request_id, reason, None), shield=shield, timeout=jd._ABANDON_WRITE_TIMEOUT, describe=text
+            )
+
+    try:
+        try:
+            await dispatcher._write(JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method, params=params), plan.metadata)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            raise MCPError(code=CONNECTION_CLOSED, message="Connection closed") from None
+        if timeout is not None:
+            timer = loop.call_later(timeout, _expire, answer.future)
+        outcome = await answer.future
+    except TimeoutError:
+        if timer is None:  # the transport's own write gave up: not this request's timeout (as in the SDK)
+            raise
+        await cancel(f"timed out after {timeout}s", False)
+        raise MCPError(code=REQUEST_TIMEOUT, message=f"Request {method!r} timed out") from None
+    except asyncio.CancelledError:
+        await cancel("caller cancelled", True)
+        raise
+    finally:
+        dispatcher._pending.pop(request_id, None)
+        if timer is not None:
+            timer.cancel()
+    if isinstance(outcome, ErrorData):
+        raise MCPError(code=outcome.code, message=outcome.message, data=outcome.data)
+    return outcome  # type: ignore[no-any-return]
+
+
+async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout: float | None, progress: Any, stdio: bool = False) -> Any:
     """``session.call_tool(name, arguments, timeout, progress)``, without its per-call model round trip.
 
     The SDK builds a ``CallToolRequest`` model to dump it straight back to a dict, and validates
@@ -87,7 +192,8 @@ async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout:
     and dispatcher and the result is validated once, as the result type, with everything else
     ``send_request`` and ``call_tool`` do around it: the ``Mcp-Name`` header, the session's read
     timeout, the TTL clamp, dropping a later revision's fields, the output-schema check, and the
-    refusal of input-required and claimed results.
+    refusal of input-required and claimed results. A ``stdio`` server's request goes by
+    :func:`send_request`.
     """
     types, sdk, methods, UnexpectedClaimedResult, MCP_NAME_HEADER, encode_header_value = _call_tool_parts()
     data: dict[str, Any] = {"method": "tools/call", "params": {"name": name, "arguments": arguments}}
@@ -101,7 +207,10 @@ async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout:
         opts["timeout"] = limit
     if progress is not None:
         opts["on_progress"] = progress
-    raw = await session._dispatcher.send_raw_request("tools/call", data.get("params"), opts)
+    if stdio and not _tracing():
+        raw = await send_request(session, "tools/call", data["params"], opts)
+    else:
+        raw = await session._dispatcher.send_raw_request("tools/call", data.get("params"), opts)
     sdk._clamp_inbound_ttl(raw)
     version = session._negotiated_version or "2025-11-25"
     foreign = sdk._later_revision_fields("tools/call", version)

@@ -25,7 +25,7 @@ class V8Function:
         self._argv = self._ctx._python_to_value_handle(argv)
         self._empty: Any = None
 
-    def call(self, text: str, quiet: QuietResults | None = None) -> asyncio.Future[Any]:
+    def call(self, text: str, quiet: QuietResults | None = None, arrived: Callable[[asyncio.Future[Any]], None] | None = None) -> asyncio.Future[Any]:
         """Call the function with ``this`` = ``text``; cancellable like an eval."""
         if text == "":  # the outbox drain, twice per tool call: one string value, made once
             if self._empty is None:
@@ -33,7 +33,7 @@ class V8Function:
             this = self._empty
         else:
             this = self._ctx._python_to_value_handle(text)  # referenced by the task until V8 is done with it
-        return start_v8_task(self._ctx, self._ctx._dll.mr_call_function, self._function.raw, this.raw, self._argv.raw, keep=this, quiet=quiet)
+        return start_v8_task(self._ctx, self._ctx._dll.mr_call_function, self._function.raw, this.raw, self._argv.raw, keep=this, quiet=quiet, arrived=arrived)
 
 
 _PENDING = object()
@@ -140,7 +140,9 @@ def start_eval(racer: Any) -> Callable[..., asyncio.Future[Any]]:
     return start
 
 
-def start_v8_task(ctx: Any, method: Any, *args: Any, keep: Any, quiet: QuietResults | None = None) -> asyncio.Future[Any]:
+def start_v8_task(
+    ctx: Any, method: Any, *args: Any, keep: Any, quiet: QuietResults | None = None, arrived: Callable[[asyncio.Future[Any]], None] | None = None
+) -> asyncio.Future[Any]:
     """Post one cancellable task to V8 now and return the future of its result.
 
     mini-racer's own ``_run_cancelable_mr_task`` is a coroutine: each call into V8 then needs an
@@ -148,13 +150,15 @@ def start_v8_task(ctx: Any, method: Any, *args: Any, keep: Any, quiet: QuietResu
     that already finished. On the path of every tool call (a batch into V8 and the drain behind it)
     those were two tasks and two foreign calls per round trip. Here the task is posted at once, the
     result arrives by the same callback mini-racer uses, and cancelling the future cancels the task
-    in V8. ``keep`` (the argument's handle) stays referenced until the task is over.
+    in V8. ``keep`` (the argument's handle) stays referenced until the task is over. ``arrived``
+    is called with the finished future in the loop turn the result comes in (done-callbacks and
+    awaiting tasks run a turn later), unless the future was cancelled first.
     """
     future: asyncio.Future[Any] = ctx.event_loop.create_future()
     callbacks = ctx._active_cancelable_mr_task_callbacks
     callback_id = next(ctx._next_async_callback_id)
 
-    def arrived(handle: Any) -> None:
+    def result(handle: Any) -> None:
         callbacks.pop(callback_id, None)
         if future.done():
             return
@@ -162,8 +166,10 @@ def start_v8_task(ctx: Any, method: Any, *args: Any, keep: Any, quiet: QuietResu
             future.set_result(_to_python(ctx, handle))
         except Exception as exc:  # noqa: BLE001 - JS errors become mini-racer's exceptions; anything else must not hang the caller
             future.set_exception(exc)
+        if arrived is not None:
+            arrived(future)
 
-    callbacks[callback_id] = arrived
+    callbacks[callback_id] = result
     if quiet is not None:
         quiet.expect(future, callback_id)
     task_id = method(ctx._ctx, *args, callback_id)

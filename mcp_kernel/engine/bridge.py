@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .context import V8
+    from .context import V8, RoundTrip
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +90,10 @@ Note = Callable[[Any, CallContext], None]
 #: one payload less at the peak, and half the memory held after the cell), for a full GC's time
 #: every 8 MB, which is small next to moving that much.
 COLLECT_BEFORE_TAKING = 8 << 20
+
+
+#: Items up to this many characters go to V8 from :meth:`Bridge.enqueue` itself when nothing else is pending.
+EAGER_CHARS = 1 << 16
 
 
 def _item(*parts: Any) -> str:
@@ -234,7 +238,7 @@ class Bridge:
         finally:
             self._requests.pop(request_id, None)
         if self.v8 is v8:
-            self.enqueue(cell, item, texts)
+            self._settle(cell, item, texts)
 
     # ---- timers -------------------------------------------------------------------------------
 
@@ -269,28 +273,60 @@ class Bridge:
         if self._pump is None or self._pump.done():
             self._pump = asyncio.ensure_future(self._run_pump())
 
+    def _settle(self, cell: str, item: str | tuple[str, ...], texts: tuple[str, ...]) -> None:
+        """Queue a request's answer; with nothing else pending, post it to V8 at once.
+
+        With the pump idle and no other request in flight nothing else is about to be queued: a
+        small answer goes to V8 now, not a loop turn later when a pump task starts (the next call
+        of a sequential loop starts that much sooner). Answers that settle together (a
+        ``Promise.all``) still go as one batch, and a big one waits for the pump too: the caller
+        still holds it here, and joined into a batch now it would be held twice.
+        """
+        v8 = self.v8
+        idle = self._pump is None or self._pump.done()
+        small = not texts and (len(item) if isinstance(item, str) else sum(map(len, item))) < EAGER_CHARS
+        if not (idle and small and not self._requests and v8 is not None and not v8.closed and not v8.settling):
+            self.enqueue(cell, item, texts)
+            return
+        self._queue.append((cell, item, texts))
+        batch, beside = self._next_batch()
+        try:
+            first = v8.post_receive_then_drain(batch, self.handle, beside)
+        except Exception:
+            log.exception("engine pump failed")
+            first = None
+        self._pump = asyncio.ensure_future(self._run_pump(first))
+
     def send_data(self, key: str, value: Any) -> None:
         """Context data for JS (``__mcp2repl.onData(key, fn)``); not tied to a cell."""
         text = value if isinstance(value, JsonText) else json.dumps(value, ensure_ascii=False)
         self.enqueue("", f"[\"data\",{json.dumps(key)},{text}]")
 
-    async def _run_pump(self) -> None:
+    def _next_batch(self) -> tuple[str, list[str]]:
+        """The queued items of the first item's cell, as one batch, and the texts that go beside it."""
+        cell = self._queue[0][0]
+        pieces = [f'{{"cell":{json.dumps(cell)},"items":[']
+        texts: list[str] = []
+        while self._queue and self._queue[0][0] == cell:
+            _, item, beside = self._queue.popleft()
+            if len(pieces) > 1:
+                pieces.append(",")
+            if isinstance(item, str):
+                pieces.append(item)
+            else:
+                pieces.extend(item)
+            texts.extend(beside)
+        pieces.append(f'],"texts":{len(texts)}}}')
+        return "".join(pieces), texts  # only the batch holds a big result while V8 reads it
+
+    async def _run_pump(self, first: RoundTrip | None = None) -> None:
+        if first is not None:
+            try:
+                await first.result()
+            except Exception:
+                log.exception("engine pump failed")
         while self._queue and self.v8 is not None and not self.v8.closed:
-            cell = self._queue[0][0]
-            pieces = [f'{{"cell":{json.dumps(cell)},"items":[']
-            texts: list[str] = []
-            while self._queue and self._queue[0][0] == cell:
-                _, item, beside = self._queue.popleft()
-                if len(pieces) > 1:
-                    pieces.append(",")
-                if isinstance(item, str):
-                    pieces.append(item)
-                else:
-                    pieces.extend(item)
-                texts.extend(beside)
-            pieces.append(f'],"texts":{len(texts)}}}')
-            batch = "".join(pieces)
-            del pieces, item, beside  # only the batch holds a big result while V8 reads it
+            batch, texts = self._next_batch()
             try:
                 await self.v8.receive_then_drain(batch, self.handle, texts)
             except Exception:

@@ -173,47 +173,36 @@ class V8:
         await self.settled()
         self._live()
         assert self._eval is not None
-        return await self.then_drain(self._eval(code, self._quiet), drained, raw)
+        return await self.then_drain(self._eval(code, self._quiet), drained, raw).result()
 
     async def receive_then_drain(self, batch: str, drained: Callable[[Any], None], texts: list[str]) -> Any:
-        """:meth:`receive` ``batch``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`.
+        """:meth:`receive` ``batch``, with ``__mcp2repl.drain()`` queued right behind it; see :meth:`then_drain`."""
+        await self.settled()
+        return await self.post_receive_then_drain(batch, drained, texts).result()
+
+    def post_receive_then_drain(self, batch: str, drained: Callable[[Any], None], texts: list[str]) -> RoundTrip:
+        """Post what :meth:`receive_then_drain` posts, now, when nothing has to wait (not :attr:`settling`).
 
         ``texts`` go first, each as a string of its own (``__mcp2repl.stash``): the batch takes them
         where its items say. They are posted in this same step, so nothing else runs in V8 between.
         The list is emptied as they go: once V8 has a big text, Python holds no copy of it.
         """
-        await self.settled()
         self._live()
         assert self._receive is not None and self._stash is not None
         texts.reverse()
         while texts:
             self._post(self._stash.call(texts.pop()))
-        return await self.then_drain(self._receive.call(batch, self._quiet), drained, False)
+        return self.then_drain(self._receive.call(batch, self._quiet), drained, False)
 
-    async def then_drain(self, first: asyncio.Future[Any], drained: Callable[[Any], None], raw: bool) -> Any:
-        """Run ``first`` and the outbox drain as two V8 tasks posted back to back.
+    @property
+    def settling(self) -> bool:
+        """Is V8 being made usable after an out-of-memory stop (nothing may be posted meanwhile)?"""
+        return self._settling is not None and not self._settling.done()
 
-        V8 runs the microtask checkpoint between tasks, so the drain sees everything ``first`` led
-        to (a settled tool call's continuation posting the next call) without Python waiting for
-        ``first`` before asking. ``first`` was posted quietly (:class:`~mcp_kernel.compat.QuietResults`):
-        its result is taken once the drain's arrives, so a round trip wakes the event loop once,
-        not twice (the kernel's largest fixed cost per tool call). ``drained`` gets the drain's
-        text (None if it was stopped) whatever happened to ``first``, unless the drain was cancelled.
-        """
+    def then_drain(self, first: asyncio.Future[Any], drained: Callable[[Any], None], raw: bool) -> RoundTrip:
+        """Post the outbox drain right behind ``first`` (already posted, quietly): see :class:`RoundTrip`."""
         assert self._drain is not None and self._quiet is not None
-        head = self._post(first)
-        tail = self._post(self._drain.call(""))  # posted in the same loop turn, after ``head``
-        try:
-            text = await self._outcome(tail, False)
-        except BaseException:
-            head.cancel()
-            raise
-        finally:
-            self._quiet.release(head)  # V8 ran it before the drain: its result is here
-        try:
-            return await self._outcome(head, raw, check_memory=False)  # the drain's outcome checked
-        finally:
-            drained(text)
+        return RoundTrip(self, self._post(first), drained, raw)
 
     def settle_after_oom(self, forget: str | None = None) -> None:
         """Make V8 usable again after an out-of-memory stop, before anything else runs in it.
@@ -273,7 +262,14 @@ class V8:
     async def _outcome(self, task: asyncio.Future[Any], raw: bool, check_memory: bool = True) -> Any:
         """The call's result; an out-of-memory or termination stop reported to the engine instead (unless ``raw``)."""
         try:
-            result = await task
+            await task
+        except Exception:  # noqa: BLE001 - looked at below
+            pass
+        return self._outcome_now(task, raw, check_memory)
+
+    def _outcome_now(self, task: asyncio.Future[Any], raw: bool, check_memory: bool = True) -> Any:
+        try:
+            result = task.result()
         except JSOOMException:
             if raw:
                 raise
@@ -304,3 +300,66 @@ class V8:
         if self._racer is None:
             raise RuntimeError("the JavaScript engine is closed")
         return self._racer
+
+
+class RoundTrip:
+    """A task posted to V8 and the outbox drain posted right behind it: :meth:`result` waits for both.
+
+    V8 runs the microtask checkpoint between tasks, so the drain sees everything the first task
+    led to (a settled tool call's continuation posting the next call) without Python waiting for
+    the first before asking. The first was posted quietly (:class:`~mcp_kernel.compat.QuietResults`):
+    its result is taken when the drain's arrives, so a round trip wakes the event loop once, not
+    twice (the kernel's largest fixed cost per tool call). And the drained text is handled in that
+    same loop turn, inside the callback that brings it, not a turn later when the waiting task
+    resumes: the requests it holds start one turn sooner. ``drained`` gets the text (None if it
+    was stopped) whatever happened to the first task, unless the drain was cancelled.
+    """
+
+    def __init__(self, v8: V8, head: asyncio.Future[Any], drained: Callable[[Any], None], raw: bool) -> None:
+        assert v8._drain is not None and v8._quiet is not None
+        self._v8 = v8
+        self._quiet = v8._quiet
+        self._head = head
+        self._drained = drained
+        self._raw = raw
+        self._outcome: tuple[bool, Any] | None = None
+        self._tail = v8._post(v8._drain.call("", arrived=self._arrived))  # in the same loop turn as ``head``
+
+    def _arrived(self, tail: asyncio.Future[Any]) -> None:
+        head = self._head
+        self._quiet.release(head)  # V8 ran it before the drain: its result is here
+        try:
+            text = self._v8._outcome_now(tail, False)
+        except Exception as exc:  # noqa: BLE001 - raised by result()
+            head.cancel()
+            self._outcome = (False, exc)
+            return
+        try:
+            if head.done():
+                self._outcome = (True, self._v8._outcome_now(head, self._raw, check_memory=False))  # the drain's checked
+        except (Exception, asyncio.CancelledError) as exc:  # noqa: BLE001 - raised by result()
+            self._outcome = (False, exc)
+        finally:
+            self._drained(text)
+
+    async def result(self) -> Any:
+        """The first task's result (an out-of-memory stop reported instead, unless ``raw``)."""
+        try:
+            await self._tail
+        except asyncio.CancelledError:
+            if self._outcome is None:
+                self._head.cancel()
+            raise
+        except Exception:
+            if self._outcome is None:
+                self._head.cancel()
+                raise
+        finally:
+            self._quiet.release(self._head)
+        if self._outcome is None:  # the first task's result was not kept for the drain's (not expected)
+            return await self._v8._outcome(self._head, self._raw, check_memory=False)
+        ok, value = self._outcome
+        if ok:
+            return value
+        raise value
+

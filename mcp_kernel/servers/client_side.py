@@ -71,7 +71,7 @@ class ClientSide:
         """A tool call; tools that run as MCP tasks go through :class:`~.tasks.TaskRunner`."""
         if runs_as_task(self.tool_named(tool)):
             return await self._tasks.call(session, tool, args, limit, progress)
-        return await compat.call_tool(session, tool, args, limit, progress)
+        return await compat.call_tool(session, tool, args, limit, progress, stdio=self.spec.transport == "stdio")
 
     async def _on_protocol_message(self, message: Any) -> None:
         if isinstance(message, types.ProgressNotification):  # a task's progress outlives its tools/call request

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 
 import pytest
 from conftest import EngineHarness
@@ -30,6 +32,42 @@ def test_handler_results_cross_as_data(js: EngineHarness) -> None:
         "const t = await __mcp2repl.call('text', {}); [t.s === 'a\"b\\u2028c', Object.keys(t), Object.getPrototypeOf(t) === Object.prototype, ({}).polluted]"
     ) == "[ true, [ 's', '__proto__', 'n' ], true, undefined ]"
     assert js.value("typeof await __mcp2repl.call('nothing', {})") == "'undefined'"
+
+
+def test_a_lone_result_goes_to_v8_at_once_and_results_settling_together_go_in_one_batch(js: EngineHarness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pump's two ways: a result with nothing else in flight (a sequential loop) is posted by
+    ``_settle`` itself, a loop turn before a pump task could; results that settle together (a
+    ``Promise.all``) still reach V8 as one batch, not one round trip each."""
+    v8 = js.engine._v8
+    assert v8 is not None
+    batches: list[tuple[str, int]] = []  # (who posted it, how many items)
+    post = v8.post_receive_then_drain
+
+    def record(batch: str, *rest: object) -> object:
+        batches.append((sys._getframe(1).f_code.co_name, len(json.loads(batch)["items"])))
+        return post(batch, *rest)
+
+    monkeypatch.setattr(v8, "post_receive_then_drain", record)
+    gate = asyncio.Event()
+    started: list[int] = []
+
+    async def now(args: dict, ctx: CallContext) -> int:
+        return args["i"]
+
+    async def together(args: dict, ctx: CallContext) -> int:
+        started.append(args["i"])
+        if len(started) == 20:
+            gate.set()
+        await gate.wait()
+        return args["i"]
+
+    js.engine.register("now", now)
+    js.engine.register("together", together)
+    assert js.value("let sum = 0; for (let i = 0; i < 20; i++) sum += await __mcp2repl.call('now', { i }); sum") == "190"
+    assert batches == [("_settle", 1)] * 20
+    batches.clear()
+    assert js.value("(await Promise.all(Array.from({ length: 20 }, (_, i) => __mcp2repl.call('together', { i })))).join()") == repr(",".join(map(str, range(20))))
+    assert batches == [("receive_then_drain", 20)]
 
 
 def test_big_string_arguments_reach_python_whole_and_nothing_stays_behind(js: EngineHarness, monkeypatch: pytest.MonkeyPatch) -> None:
