@@ -350,6 +350,22 @@ def test_send_request_keeps_the_sdks_contract_for_timeouts_cancels_and_closed_co
     ]
 
 
+def test_a_configured_tracer_keeps_the_sdks_request_path() -> None:
+    """Requests skip the SDK's span only while nobody set a tracer provider (a process-wide, once-only
+    setting: checked in a child process)."""
+    import subprocess
+
+    code = (
+        "from opentelemetry import trace\n"
+        "from mcp_kernel.compat import mcp_sdk\n"
+        "before = mcp_sdk._tracing()\n"
+        "trace.set_tracer_provider(trace.NoOpTracerProvider())\n"
+        "print(before, mcp_sdk._tracing())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
 def types_of(raw: dict) -> list[str]:
     return sorted(k for k in raw if not k.startswith("_") and k != "resultType")
 

@@ -111,10 +111,16 @@ def _send_parts() -> tuple[Any, ...]:
     return anyio, jd, MCPError, CONNECTION_CLOSED, REQUEST_TIMEOUT, ErrorData, JSONRPCRequest
 
 
-def _tracing() -> bool:
-    """Has someone configured OpenTelemetry in this process? Then requests keep the SDK's spans."""
+@functools.cache
+def _trace() -> Any:
     from opentelemetry import trace
 
+    return trace
+
+
+def _tracing() -> bool:
+    """Has someone configured OpenTelemetry in this process? Then requests keep the SDK's spans."""
+    trace = _trace()
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
