@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import os
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import SERVERS
 
 from mcp_kernel import compat
@@ -90,13 +92,17 @@ def test_a_v8_tasks_arrival_hook_runs_before_anything_waiting_on_it() -> None:
         fn = await racer.eval_cancelable("(function () { 'use strict'; return this + '!'; })")
         argv = await racer.eval_cancelable("[]")
         call = compat.V8Function(racer, fn, argv)
-        future = call.call("hi", arrived=lambda done: seen.append(f"arrived {done.result()}"))
+        def arrived(done: asyncio.Future) -> None:
+            callers = {frame.function for frame in inspect.stack(0)}  # the handle that brought the result, not a done-callback's
+            seen.append(f"arrived {done.result()} in {'_handle_callback_from_v8_on_event_loop' in callers}")
+
+        future = call.call("hi", arrived=arrived)
         future.add_done_callback(lambda done: seen.append("done-callback"))
         seen.append(f"awaited {await future}")
         racer.close()
         return seen
 
-    assert asyncio.run(main()) == ["arrived hi!", "done-callback", "awaited hi!"]
+    assert asyncio.run(main()) == ["arrived hi! in True", "done-callback", "awaited hi!"]
 
 
 def test_quiet_results_wait_for_release_and_never_get_lost() -> None:
@@ -246,9 +252,10 @@ for line in sys.stdin:
 """
 
 
-def test_call_tool_answers_as_the_sdks_call_tool_does() -> None:
+def test_call_tool_answers_as_the_sdks_call_tool_does(monkeypatch: pytest.MonkeyPatch) -> None:
     """The lean tools/call (compat.call_tool) against ClientSession.call_tool, each result sent to
-    both: the same results, and the same errors for the results the SDK refuses."""
+    both: the same results, and the same errors for the results the SDK refuses; a stdio server's
+    requests go by compat's send_request, unless a tracer is configured."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client import session as sdk
     from mcp.client.stdio import stdio_client
@@ -283,10 +290,16 @@ def test_call_tool_answers_as_the_sdks_call_tool_does() -> None:
             await session.list_tools()  # as the kernel does: the output schema is known
             if how == "sdk":
                 return [await run(session.call_tool("reply", {})) for _ in sent]
-            return [await run(compat.call_tool(session, "reply", {}, None, None, stdio=how == "stdio")) for _ in sent]
+            return [await run(compat.call_tool(session, "reply", {}, None, None, stdio=how != "dispatcher")) for _ in sent]
 
+    sent_by_compat: list[str] = []
+    send_request = compat.mcp_sdk.send_request
+    monkeypatch.setattr(compat.mcp_sdk, "send_request", lambda session, method, *rest: (sent_by_compat.append(method), send_request(session, method, *rest))[1])
     theirs, ours, lean = asyncio.run(main("sdk")), asyncio.run(main("dispatcher")), asyncio.run(main("stdio"))
     assert ours == theirs and lean == theirs
+    assert sent_by_compat == ["tools/call"] * len(sent)  # the stdio calls, and only those
+    monkeypatch.setattr(compat.mcp_sdk, "_tracing", lambda: True)
+    assert asyncio.run(main("stdio")) == theirs and sent_by_compat == ["tools/call"] * len(sent)  # traced: the SDK's path
     kinds = [o[0] if isinstance(o, tuple) else "result" for o in ours]
     assert kinds == ["result", "RuntimeError", "result", "RuntimeError", "ValidationError", "result", "ValidationError"], ours
 
@@ -332,7 +345,10 @@ def test_send_request_keeps_the_sdks_contract_for_timeouts_cancels_and_closed_co
             seen.append(await send("ping", {}, {}))
             session._dispatcher._closed = False
         events = [json.loads(line) for line in record.read_text().splitlines()]
-        return seen, [{k: v for k, v in e.items() if k != "requestId"} for e in events if e["event"] == "notifications/cancelled"]
+        waited = [e["id"] for e in events if e["event"] == "waiting"]
+        cancels = [e for e in events if e["event"] == "notifications/cancelled"]
+        assert [e["requestId"] for e in cancels] == waited  # each cancel names the request it abandons
+        return seen, [{k: v for k, v in e.items() if k != "requestId"} for e in cancels]
 
     theirs, ours = asyncio.run(main(False)), asyncio.run(main(True))
     assert ours == theirs

@@ -136,7 +136,9 @@ async def send_request(session: Any, method: str, params: dict[str, Any], opts: 
     is the SDK's: its id counter, its table of pending requests (so the answer, progress by
     request id, and a closed connection reach the request as before), its write, and the
     courtesy ``notifications/cancelled`` when the request times out or its caller is cancelled.
-    Used only where nothing of the skipped parts applies: stdio, tracing not configured.
+    Used only where nothing of the skipped parts applies: stdio, tracing not configured. One more
+    difference: a request whose caller was cancelled before it started is still written (the SDK
+    checks for that first), and then cancelled at once like any abandoned request.
     """
     anyio, jd, MCPError, CONNECTION_CLOSED, REQUEST_TIMEOUT, ErrorData, JSONRPCRequest = _send_parts()
     dispatcher = session._dispatcher

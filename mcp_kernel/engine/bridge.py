@@ -92,7 +92,7 @@ Note = Callable[[Any, CallContext], None]
 COLLECT_BEFORE_TAKING = 8 << 20
 
 
-#: Items up to this many characters go to V8 from :meth:`Bridge.enqueue` itself when nothing else is pending.
+#: Answers under this many characters go to V8 from :meth:`Bridge._settle` itself when nothing else is pending.
 EAGER_CHARS = 1 << 16
 
 

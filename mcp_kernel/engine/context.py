@@ -339,8 +339,10 @@ class RoundTrip:
                 self._outcome = (True, self._v8._outcome_now(head, self._raw, check_memory=False))  # the drain's checked
         except (Exception, asyncio.CancelledError) as exc:  # noqa: BLE001 - raised by result()
             self._outcome = (False, exc)
-        finally:
+        try:
             self._drained(text)
+        except Exception as exc:  # noqa: BLE001 - raised by result(): this callback's caller is the event loop, which would only log it
+            self._outcome = (False, exc)
 
     async def result(self) -> Any:
         """The first task's result (an out-of-memory stop reported instead, unless ``raw``)."""

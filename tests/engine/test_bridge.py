@@ -35,9 +35,10 @@ def test_handler_results_cross_as_data(js: EngineHarness) -> None:
 
 
 def test_a_lone_result_goes_to_v8_at_once_and_results_settling_together_go_in_one_batch(js: EngineHarness, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pump's two ways: a result with nothing else in flight (a sequential loop) is posted by
-    ``_settle`` itself, a loop turn before a pump task could; results that settle together (a
-    ``Promise.all``) still reach V8 as one batch, not one round trip each."""
+    """The pump's two ways: a small result with nothing else in flight (a sequential loop) is posted
+    by ``_settle`` itself, a loop turn before a pump task could; results that settle together (a
+    ``Promise.all``) still reach V8 as one batch, not one round trip each, and a big one goes by
+    the pump too."""
     v8 = js.engine._v8
     assert v8 is not None
     batches: list[tuple[str, int]] = []  # (who posted it, how many items)
@@ -68,6 +69,9 @@ def test_a_lone_result_goes_to_v8_at_once_and_results_settling_together_go_in_on
     batches.clear()
     assert js.value("(await Promise.all(Array.from({ length: 20 }, (_, i) => __mcp2repl.call('together', { i })))).join()") == repr(",".join(map(str, range(20))))
     assert batches == [("receive_then_drain", 20)]
+    batches.clear()
+    assert js.value("(await __mcp2repl.call('now', { i: 'x'.repeat(70000) })).length") == "70000"
+    assert batches == [("receive_then_drain", 1)]  # a big answer waits for the pump: joined at once it would be held twice
 
 
 def test_big_string_arguments_reach_python_whole_and_nothing_stays_behind(js: EngineHarness, monkeypatch: pytest.MonkeyPatch) -> None:

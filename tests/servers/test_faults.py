@@ -104,6 +104,22 @@ async def cancel_during(call: Awaitable[Any]) -> None:
 # ---- faults during a call ------------------------------------------------------------------------
 
 
+def test_stdio_calls_take_the_lean_request_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stdio server's tool calls go by compat's send_request (the faults in this file are met on
+    that path): pinned here, since nothing a user sees tells the two paths apart."""
+    from mcp_kernel.compat import mcp_sdk
+
+    methods: list[str] = []
+    send_request = mcp_sdk.send_request
+    monkeypatch.setattr(mcp_sdk, "send_request", lambda session, method, *rest: (methods.append(method), send_request(session, method, *rest))[1])
+
+    async def body(r: Run, conn: ServerConnection | None) -> None:
+        await r.echo_works()
+
+    run(None, body)
+    assert methods == ["tools/call"]
+
+
 def test_crash_mid_call() -> None:
     mark = f"fault-{uuid.uuid4().hex[:8]}"
 
