@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from types import SimpleNamespace
 from typing import Any
 
 # ---- anyio ------------------------------------------------------------------------------------
@@ -68,15 +69,31 @@ async def send_unvalidated(session: Any, request: Any) -> dict[str, Any]:
 
 
 @functools.cache
-def _call_tool_parts() -> tuple[Any, ...]:
-    """What :func:`call_tool` uses of the SDK, imported once (the SDK is loaded off the start-up path)."""
+def _sdk() -> SimpleNamespace:
+    """What :func:`call_tool` and :func:`send_request` use of anyio, the SDK and OpenTelemetry,
+    imported once (the SDK is loaded off the start-up path)."""
+    import anyio
     import mcp_types as types
-    from mcp.client import session as sdk
+    from mcp.client import session
     from mcp.client.extension import UnexpectedClaimedResult
+    from mcp.shared import jsonrpc_dispatcher
+    from mcp.shared.exceptions import MCPError
     from mcp.shared.inbound import MCP_NAME_HEADER, encode_header_value
     from mcp_types import methods
+    from opentelemetry import trace
 
-    return types, sdk, methods, UnexpectedClaimedResult, MCP_NAME_HEADER, encode_header_value
+    return SimpleNamespace(
+        anyio=anyio,
+        types=types,
+        session=session,
+        UnexpectedClaimedResult=UnexpectedClaimedResult,
+        jsonrpc_dispatcher=jsonrpc_dispatcher,
+        MCPError=MCPError,
+        MCP_NAME_HEADER=MCP_NAME_HEADER,
+        encode_header_value=encode_header_value,
+        methods=methods,
+        trace=trace,
+    )
 
 
 class _Answer:
@@ -91,36 +108,15 @@ class _Answer:
         if not self.future.done():
             self.future.set_result(outcome)
 
-    def close(self) -> None:
-        pass
-
 
 def _expire(future: asyncio.Future[Any]) -> None:
     if not future.done():
         future.set_exception(TimeoutError())
 
 
-@functools.cache
-def _send_parts() -> tuple[Any, ...]:
-    """What :func:`send_request` uses of anyio and the SDK, imported once."""
-    import anyio
-    from mcp.shared import jsonrpc_dispatcher as jd
-    from mcp.shared.exceptions import MCPError
-    from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, ErrorData, JSONRPCRequest
-
-    return anyio, jd, MCPError, CONNECTION_CLOSED, REQUEST_TIMEOUT, ErrorData, JSONRPCRequest
-
-
-@functools.cache
-def _trace() -> Any:
-    from opentelemetry import trace
-
-    return trace
-
-
 def _tracing() -> bool:
     """Has someone configured OpenTelemetry in this process? Then requests keep the SDK's spans."""
-    trace = _trace()
+    trace = _sdk().trace
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
@@ -140,10 +136,11 @@ async def send_request(session: Any, method: str, params: dict[str, Any], opts: 
     difference: a request whose caller was cancelled before it started is still written (the SDK
     checks for that first), and then cancelled at once like any abandoned request.
     """
-    anyio, jd, MCPError, CONNECTION_CLOSED, REQUEST_TIMEOUT, ErrorData, JSONRPCRequest = _send_parts()
+    sdk = _sdk()
+    jd, MCPError, types = sdk.jsonrpc_dispatcher, sdk.MCPError, sdk.types
     dispatcher = session._dispatcher
     if dispatcher._closed:
-        raise MCPError(code=CONNECTION_CLOSED, message="Connection closed")
+        raise MCPError(code=types.CONNECTION_CLOSED, message="Connection closed")
     if not dispatcher._running:
         raise RuntimeError("the session's dispatcher is not running")
     request_id = dispatcher._allocate_id()
@@ -168,9 +165,9 @@ async def send_request(session: Any, method: str, params: dict[str, Any], opts: 
 
     try:
         try:
-            await dispatcher._write(JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method, params=params), plan.metadata)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            raise MCPError(code=CONNECTION_CLOSED, message="Connection closed") from None
+            await dispatcher._write(types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method, params=params), plan.metadata)
+        except (sdk.anyio.BrokenResourceError, sdk.anyio.ClosedResourceError):
+            raise MCPError(code=types.CONNECTION_CLOSED, message="Connection closed") from None
         if timeout is not None:
             timer = loop.call_later(timeout, _expire, answer.future)
         outcome = await answer.future
@@ -178,7 +175,7 @@ async def send_request(session: Any, method: str, params: dict[str, Any], opts: 
         if timer is None:  # the transport's own write gave up: not this request's timeout (as in the SDK)
             raise
         await cancel(f"timed out after {timeout}s", False)
-        raise MCPError(code=REQUEST_TIMEOUT, message=f"Request {method!r} timed out") from None
+        raise MCPError(code=types.REQUEST_TIMEOUT, message=f"Request {method!r} timed out") from None
     except asyncio.CancelledError:
         await cancel("caller cancelled", True)
         raise
@@ -186,7 +183,7 @@ async def send_request(session: Any, method: str, params: dict[str, Any], opts: 
         dispatcher._pending.pop(request_id, None)
         if timer is not None:
             timer.cancel()
-    if isinstance(outcome, ErrorData):
+    if isinstance(outcome, types.ErrorData):
         raise MCPError(code=outcome.code, message=outcome.message, data=outcome.data)
     return outcome  # type: ignore[no-any-return]
 
@@ -203,13 +200,14 @@ async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout:
     refusal of input-required and claimed results. A ``stdio`` server's request goes by
     :func:`send_request`.
     """
-    types, sdk, methods, UnexpectedClaimedResult, MCP_NAME_HEADER, encode_header_value = _call_tool_parts()
+    sdk = _sdk()
+    types = sdk.types
     data: dict[str, Any] = {"method": "tools/call", "params": {"name": name, "arguments": arguments}}
     opts: dict[str, Any] = {}
     session._stamp(data, opts)
     headers = opts.setdefault("headers", {})
-    if MCP_NAME_HEADER not in headers:
-        headers[MCP_NAME_HEADER] = encode_header_value(name)
+    if sdk.MCP_NAME_HEADER not in headers:
+        headers[sdk.MCP_NAME_HEADER] = sdk.encode_header_value(name)
     limit = timeout if timeout is not None else session._session_read_timeout_seconds
     if limit is not None:
         opts["timeout"] = limit
@@ -219,19 +217,19 @@ async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout:
         raw = await send_request(session, "tools/call", data["params"], opts)
     else:
         raw = await session._dispatcher.send_raw_request("tools/call", data.get("params"), opts)
-    sdk._clamp_inbound_ttl(raw)
+    sdk.session._clamp_inbound_ttl(raw)
     version = session._negotiated_version or "2025-11-25"
-    foreign = sdk._later_revision_fields("tools/call", version)
+    foreign = sdk.session._later_revision_fields("tools/call", version)
     checked = {key: value for key, value in raw.items() if key not in foreign} if not foreign.isdisjoint(raw) else raw
     try:
         result = session._call_tool_adapter.validate_python(checked, by_name=False)
     except ValueError:
-        methods.validate_server_result("tools/call", version, raw)  # the SDK's first check words it better
+        sdk.methods.validate_server_result("tools/call", version, raw)  # the SDK's first check words it better
         raise
     if isinstance(result, types.CallToolResult):
         if not result.is_error:
             await session.validate_tool_result(name, result)
         return result
     if isinstance(result, types.InputRequiredResult):
-        raise sdk._input_required_unexpected("call_tool")
-    raise UnexpectedClaimedResult(result)
+        raise sdk.session._input_required_unexpected("call_tool")
+    raise sdk.UnexpectedClaimedResult(result)

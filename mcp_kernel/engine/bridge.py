@@ -319,18 +319,19 @@ class Bridge:
         pieces.append(f'],"texts":{len(texts)}}}')
         return "".join(pieces), texts  # only the batch holds a big result while V8 reads it
 
-    async def _run_pump(self, first: RoundTrip | None = None) -> None:
-        if first is not None:
+    async def _run_pump(self, posted: RoundTrip | None = None) -> None:
+        """Hand V8 what is queued, a batch per cell, until nothing is; ``posted``: a batch already on its way."""
+        while posted is not None or (self._queue and self.v8 is not None and not self.v8.closed):
             try:
-                await first.result()
+                if posted is not None:
+                    await posted.result()
+                else:
+                    assert self.v8 is not None
+                    batch, texts = self._next_batch()
+                    await self.v8.receive_then_drain(batch, self.handle, texts)
             except Exception:
                 log.exception("engine pump failed")
-        while self._queue and self.v8 is not None and not self.v8.closed:
-            batch, texts = self._next_batch()
-            try:
-                await self.v8.receive_then_drain(batch, self.handle, texts)
-            except Exception:
-                log.exception("engine pump failed")
+            posted = None
 
     def cancel_pump(self) -> None:
         if self._pump is not None and not self._pump.done():

@@ -201,7 +201,6 @@ class V8:
 
     def then_drain(self, first: asyncio.Future[Any], drained: Callable[[Any], None], raw: bool) -> RoundTrip:
         """Post the outbox drain right behind ``first`` (already posted, quietly): see :class:`RoundTrip`."""
-        assert self._drain is not None and self._quiet is not None
         return RoundTrip(self, self._post(first), drained, raw)
 
     def settle_after_oom(self, forget: str | None = None) -> None:
@@ -259,13 +258,13 @@ class V8:
         call.add_done_callback(done)
         return call
 
-    async def _outcome(self, task: asyncio.Future[Any], raw: bool, check_memory: bool = True) -> Any:
+    async def _outcome(self, task: asyncio.Future[Any], raw: bool) -> Any:
         """The call's result; an out-of-memory or termination stop reported to the engine instead (unless ``raw``)."""
         try:
             await task
         except Exception:  # noqa: BLE001 - looked at below
             pass
-        return self._outcome_now(task, raw, check_memory)
+        return self._outcome_now(task, raw)
 
     def _outcome_now(self, task: asyncio.Future[Any], raw: bool, check_memory: bool = True) -> Any:
         try:
@@ -334,9 +333,8 @@ class RoundTrip:
             head.cancel()
             self._outcome = (False, exc)
             return
-        try:
-            if head.done():
-                self._outcome = (True, self._v8._outcome_now(head, self._raw, check_memory=False))  # the drain's checked
+        try:  # V8 ran the first task before the drain, so its result was kept and is released by now
+            self._outcome = (True, self._v8._outcome_now(head, self._raw, check_memory=False))  # the drain's checked
         except (Exception, asyncio.CancelledError) as exc:  # noqa: BLE001 - raised by result()
             self._outcome = (False, exc)
         try:
@@ -348,18 +346,15 @@ class RoundTrip:
         """The first task's result (an out-of-memory stop reported instead, unless ``raw``)."""
         try:
             await self._tail
-        except asyncio.CancelledError:
-            if self._outcome is None:
+        except BaseException as exc:
+            if self._outcome is None:  # the drain was cancelled (or the context closed) before it answered
                 self._head.cancel()
-            raise
-        except Exception:
-            if self._outcome is None:
-                self._head.cancel()
+                raise
+            if not isinstance(exc, Exception):  # this task itself was cancelled
                 raise
         finally:
             self._quiet.release(self._head)
-        if self._outcome is None:  # the first task's result was not kept for the drain's (not expected)
-            return await self._v8._outcome(self._head, self._raw, check_memory=False)
+        assert self._outcome is not None  # _arrived ran: the drain answered
         ok, value = self._outcome
         if ok:
             return value
