@@ -5,7 +5,8 @@ plain JavaScript pays for it now that every cell goes through the stripper.
     .venv/bin/python bench/typestrip_bench.py        # alone, prints medians
     .venv/bin/python bench/run.py --only typestrip   # the same, as rows of the harness's table
 
-Each number is a median of repeated runs with warm caches, taken in this process (the stripper and
+The big cells (a 1 MB array literal, 1 MB of JSON rows, a 6 MB JavaScript file) are timed in CPU
+seconds of this thread, a few runs each. Each other number is a median of repeated runs with warm caches, taken in this process (the stripper and
 the rewrite are pure Python over tree-sitter: what the kernel runs before V8 sees a cell). The
 rewrite of the same (stripped) JavaScript is timed in the same run, beside the stripper, so the
 ratio holds on a busy machine. Plain JavaScript: every distinct cell the test suite ran
@@ -98,6 +99,40 @@ def measures(quick: bool = False) -> dict[str, dict[str, Any]]:
     return out
 
 
+def big_measures(repeat: int = 3) -> dict[str, dict[str, Any]]:
+    """strip_types and rewrite of the big cells, in ms of CPU (this script's own lines; not the harness's)."""
+    from mcp_kernel.engine.rewrite import rewrite
+    from mcp_kernel.engine.typestrip import strip_types
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, code in big_cells().items():
+        js = strip_types(code)
+        out[f"strip_{name}"] = {"value": cpu_ms(lambda code=code: strip_types(code), repeat), "bytes": len(code.encode())}
+        out[f"rewrite_{name}"] = {"value": cpu_ms(lambda js=js: rewrite(js, "cell[1]"), repeat), "bytes": len(js.encode())}
+    return out
+
+
+def big_cells() -> dict[str, str]:
+    """Issue 22's big cells: a 1 MB array literal, 1 MB of JSON rows, and a 5+ MB JavaScript file (TypeScript's
+    compiler, from the test fixtures' node_modules; left out where it is not installed)."""
+    rows = ",".join(f'{{"id": {i}, "name": "row {i}", "tags": ["a", "b"], "ok": true}}' for i in range(15000))
+    found = {"array_1mb": "[" + ",".join(["1"] * 500000) + "]", "json_1mb": f"const rows = [{rows}];\nrows.length"}
+    tsc = ROOT / "tests" / "fixtures" / "node" / "node_modules" / "typescript" / "lib" / "_tsc.js"
+    if tsc.exists():
+        found["file_5mb"] = tsc.read_text(encoding="utf-8")
+    return found
+
+
+def cpu_ms(fn: Callable[[], object], repeat: int) -> float:
+    """Median CPU time of this thread, in ms: big cells take seconds, and a busy machine's wall clock says little."""
+    samples = []
+    for _ in range(repeat):
+        start = time.thread_time()
+        fn()
+        samples.append((time.thread_time() - start) * 1000)
+    return statistics.median(samples)
+
+
 _REWRITES: dict[str, bool] = {}
 
 
@@ -119,6 +154,10 @@ def main() -> None:
         print(f"{strip['lines']:5d}-line TypeScript cell: strip_types {strip['value']:8.3f} ms   rewrite {rw['value']:8.3f} ms   ratio {strip['value'] / rw['value']:.2f}")
     js, rw = found["strip_js"], found["rewrite_js"]
     print(f"plain JavaScript ({js['cells']} cells, {js['unchanged']} unchanged): strip_types {js['value']:.1f} µs/cell   rewrite {rw['value']:.1f} µs/cell   ratio {js['value'] / rw['value']:.2f}")
+    big = big_measures()
+    for name in big_cells():
+        strip, rw = big[f"strip_{name}"], big[f"rewrite_{name}"]
+        print(f"{name} ({strip['bytes'] / 1e6:.1f} MB): strip_types {strip['value'] / 1000:6.2f} s CPU   rewrite {rw['value'] / 1000:6.2f} s CPU")
 
 
 if __name__ == "__main__":

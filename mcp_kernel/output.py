@@ -64,7 +64,23 @@ class Result:
     #: the result as JSON data when it is JSON (None otherwise), and the artifacts the cell saved
     value: Any = None
     artifacts: list[dict[str, Any]] = field(default_factory=list)
+    #: is ``value`` JSON (``null`` included)? Notes for step clients (what a view cut, failed or
+    #: unfinished calls) and the display that already shows the answer (api.print's)
+    is_json: bool = False
+    notes: list[str] = field(default_factory=list)
+    shown: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def masked(self, redact: Redactor) -> Result:
+        """The same result with configured secrets masked in its data, value and error."""
+        if not redact:
+            return self
+        if (error := self.error) is not None:
+            error.message = redact.text(error.message)
+            error.traceback = [redact.text(line) for line in error.traceback]
+            error.extra = {k: redact.text(v) for k, v in error.extra.items()}
+        notes = [redact.text(line) for line in self.notes]
+        return Result(redact.data(self.data), error, self.calls, redact.data(self.value), self.artifacts, self.is_json, notes, self.shown)

@@ -23,7 +23,7 @@ import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from . import __version__, api, display, gc_tuning, rundir
 from .api import completion as tool_completion
@@ -32,15 +32,17 @@ from .api.discovery import DiscoveryApi
 from .api.explain import explain
 from .api.login import LoginApi
 from .api.protocol import ProtocolApi
+from .api.server_layer import ServerLayer
+from .api.stepdata import NO_DATA, StepData
 from .api.tools import Ask, ConnectPolicy, Limits, ToolsApi
 from .api.types import TypesApi
-from .display.artifacts import ArtifactStore, cell_stem, default_root, handle_json
+from .display.artifacts import ArtifactStore, cell_stem, default_root
 from .display.banner import banner_lines
 from .display.calltrace import CellTrace
-from .display.console import ConsoleBudget
+from .display.console import ConsoleBudget, DisplayBudget
 from .display.server_logs import ServerLogLines
 from .display.value import split_value
-from .engine import Engine, introspection
+from .engine import CallContext, CellOutcome, Engine, introspection
 from .engine.completeness import Verdict, classify
 from .output import Discard, Masked, Output, Result
 from .servers.config import LoadedConfig, config_files, effective_servers, load_config
@@ -48,9 +50,6 @@ from .servers.secrets import Redactor
 from .servers.spawn import EarlyStarts
 from .servers.spec import ServerSpec
 from .servers.touched import touched
-
-if TYPE_CHECKING:
-    from .servers.manager import ServerManager
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +78,8 @@ class SessionOptions:
     max_output_chars: int = field(default_factory=lambda: int(_env_float("MCP2REPL_MAX_OUTPUT_CHARS", 20000)))
     #: console characters one cell may show (0: as many as max_output_chars); the rest goes to an artifact
     max_console_chars: int = field(default_factory=lambda: int(_env_float("MCP2REPL_MAX_CONSOLE_CHARS", 0)))
+    #: megabytes of displays (api.display, api.html, images) one cell may send; later ones are dropped
+    max_display_mb: float = field(default_factory=lambda: _env_float("MCP2REPL_MAX_DISPLAY_MB", 16))
     config: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_CONFIG") or None)
     profile: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_PROFILE") or None)
     server: str | None = field(default_factory=lambda: os.environ.get("MCP2REPL_SERVER") or None)
@@ -108,22 +109,6 @@ def demo_spec() -> ServerSpec:
     )
 
 
-class _Servers:
-    """The server manager, once its module (and the MCP SDK) finished loading in a thread."""
-
-    def __init__(self) -> None:
-        self.loaded: ServerManager | None = None
-        self.done: asyncio.Future[None] | None = None
-        self.reason = "the MCP server layer could not be loaded (see the kernel log)"
-
-    async def get(self) -> ServerManager:
-        if self.done is not None and not self.done.done():  # asked on every tool call
-            await asyncio.shield(self.done)
-        if self.loaded is None:
-            raise RuntimeError(self.reason)
-        return self.loaded
-
-
 class Session:
     """The engine, servers, runtime API, display and artifacts of one JavaScript environment."""
 
@@ -137,15 +122,16 @@ class Session:
         self.config: LoadedConfig | None = None
         self._outputs: OrderedDict[str, Output] = OrderedDict()
         self._consoles: dict[str, ConsoleBudget] = {}
+        self._displays: dict[str, DisplayBudget] = {}
         self._traces: dict[str, CellTrace] = {}
         self._count = 0
         self._loading: asyncio.Task[None] | None = None
         self._log_lines = ServerLogLines(self.notice)
         #: configured secrets, masked wherever text leaves the kernel (filled when the config is read)
         self.redactor = Redactor()
-        self.artifacts = ArtifactStore(self.options.artifact_dir or default_root(self.options.cwd), config_files(self.options))
-        display.serve_artifacts(self.engine, self.artifacts, self.redactor.text)
-        self.servers = _Servers()
+        self.artifacts = ArtifactStore(self.options.artifact_dir or default_root(self.options.cwd), config_files(self.options), base=self.options.cwd)
+        display.serve_artifacts(self.engine, self.artifacts, self.redactor.text, self.redactor.json_text)
+        self.servers = ServerLayer()
         self._askers: dict[str, Ask] = {}
         self._ends: dict[str, asyncio.Event] = {}  # set when its cell ends: a server's question to it is over
         #: said once, on the first cell's stderr (and in the banner): how the last run ended
@@ -155,14 +141,17 @@ class Session:
             rundir.current().record_owner(self.options.owner)
         self._noted = False
         limits = Limits(transfer_budget=int(self.options.transfer_budget_mb * (1 << 20)))
-        tools = ToolsApi(self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text, limits, self._askers.get)
-        tools.register(self.engine)
+        self.tools = ToolsApi(  # tool calls, the approval gate (self.tools.gate) and plans
+            self.servers, self._traces.get, self.options.cwd, self._connect_policy, self.redactor.text, limits, self._askers.get, masks=self.redactor
+        )
+        self.tools.register(self.engine)
         self.protocol = ProtocolApi(self.servers, self.options.cwd).register(self.engine)
-        DiscoveryApi(self.servers).register(self.engine)
-        AgentApi(self.servers, self.options.cwd).register(self.engine)
+        DiscoveryApi(self.servers, self.tools.approval_of).register(self.engine)
+        AgentApi(self.servers, self.options.cwd, self.tools.approval_of).register(self.engine)
         TypesApi(self.servers).register(self.engine)
         self.login = LoginApi(self.servers, self._askers.get, self.display, lambda: self.engine.current_cell)
         self.login.register(self.engine)
+        self.step_data = StepData(self.engine, max(200, self.options.max_output_chars))
 
     # ---- life cycle ---------------------------------------------------------------------------
 
@@ -189,9 +178,16 @@ class Session:
 
     async def _load_servers(self, source: str, specs: list[ServerSpec], early: EarlyStarts, spawning: asyncio.Future[None] | None) -> None:
         try:
-            if spawning is None and self.options.servers_for is not None:  # nothing to start: skip the SDK's import too
-                self.servers.reason = "this one-shot run started no MCP server: its code names none"
-                return
+            if spawning is None and self.options.servers_for is not None and not (self.config and self.config.problems):  # no SDK import
+                self.servers.later = lambda: self._load_manager(source, specs, early, None)
+            else:
+                await self._load_manager(source, specs, early, spawning)
+        finally:
+            assert self.servers.done is not None
+            self.servers.done.set_result(None)
+
+    async def _load_manager(self, source: str, specs: list[ServerSpec], early: EarlyStarts, spawning: asyncio.Future[None] | None) -> None:
+        try:
             module = await asyncio.to_thread(importlib.import_module, "mcp_kernel.servers.manager")
             events = module.ManagerEvents(
                 notice=lambda text: self.notice(text),
@@ -205,7 +201,7 @@ class Session:
             if spawning is not None:
                 await spawning
             log_dir = early.log_dir or rundir.current().server_logs()
-            manager = self.servers.loaded = module.ServerManager(events, log_dir=log_dir, root_dir=self.options.cwd)
+            manager = self.servers.loaded = module.ServerManager(events, log_dir=log_dir)
             if self.options.owns_process:
                 gc_tuning.freeze()  # the SDK's and pydantic's models: loaded for good
             if self.config is not None:
@@ -214,8 +210,6 @@ class Session:
             log.exception("could not load the MCP server layer")
         finally:
             early.discard_rest()
-            assert self.servers.done is not None
-            self.servers.done.set_result(None)
 
     def _connect_policy(self) -> ConnectPolicy:
         config = self.config
@@ -228,13 +222,14 @@ class Session:
         problems = tuple(config.problems) if config else ()
         return ConnectPolicy(rule, available, source, confirm_destructive=bool(config and config.confirm_destructive), problems=problems)
 
-    async def close(self) -> None:
+    async def close(self, leaving: bool = False) -> None:  # leaving: we exit next, servers are not waited for
         await self.engine.close()
         self.artifacts.close()
-        if self._loading is not None:
-            await asyncio.wait({self._loading}, timeout=30)  # a manager still loading would start servers later
+        for loading in (self._loading, self.servers.loading):
+            if loading is not None:
+                await asyncio.wait({loading}, timeout=30)  # a manager still loading would start servers later
         if self.servers.loaded is not None:
-            await self.servers.loaded.close()
+            await self.servers.loaded.close(leaving)
 
     # ---- cells --------------------------------------------------------------------------------
 
@@ -247,11 +242,14 @@ class Session:
         progress: Progress = "display",
         time_limit: float | None = None,
         ask: Ask | None = None,
+        data: Any = NO_DATA,
+        max_output_chars: int | None = None,
     ) -> Result:
         """Run one cell. ``cell`` names it in tracebacks (default ``cell[N]``, counting from 1).
 
         ``ask`` puts a question to the person at the notebook (Jupyter's input request); without it,
         whatever needs an answer (a destructive tool behind the approval gate) is refused with a reason.
+        ``data`` (any JSON) is this cell's global ``data``, ``max_output_chars`` its output limit (None: the session's).
         """
         if cell is None:
             self._count += 1
@@ -259,9 +257,12 @@ class Session:
         out: Output = Masked(output, self.redactor) if output is not None else Discard()
         self._outputs[cell] = out
         self._outputs.move_to_end(cell)
-        self._consoles[cell] = ConsoleBudget(max(200, self.options.max_console_chars or self.options.max_output_chars))
+        self._consoles[cell] = ConsoleBudget(max(200, self.options.max_console_chars or max_output_chars or self.options.max_output_chars))
+        self._displays[cell] = DisplayBudget(int(self.options.max_display_mb * (1 << 20)))
         while len(self._outputs) > KEPT_OUTPUTS:
-            self._consoles.pop(self._outputs.popitem(last=False)[0], None)
+            oldest = self._outputs.popitem(last=False)[0]
+            self._consoles.pop(oldest, None)
+            self._displays.pop(oldest, None)
         display_id = f"mcp2repl-calls-{uuid.uuid4().hex[:12]}"
         trace = CellTrace(
             publish=lambda bundle, update: out.display(bundle, {}, display_id, update),
@@ -287,8 +288,10 @@ class Session:
             if loading is not None and not loading.done() and USES_SERVERS.search(code):
                 await asyncio.shield(loading)
             limit = time_limit if time_limit is not None else (self.options.timeout or None)
-            outcome = await self.engine.run_cell(code, cell, time_limit=limit)
+            unbound = await self.step_data.bind(cell, data, max_output_chars)  # NO_DATA and no limit bind nothing
+            outcome = await self.engine.run_cell(code, cell, time_limit=limit) if unbound is None else CellOutcome(error=unbound)
         finally:
+            await self.step_data.unbind(cell, data, max_output_chars)
             ticker.cancel()
             trace.finish()
             self._traces.pop(cell, None)
@@ -301,19 +304,14 @@ class Session:
                 rundir.current().record_idle()
         if outcome.error is not None and self.servers.loaded is not None:
             explain(outcome.error, code, self.servers.loaded.catalog, self.config.problems if self.config else ())
-        data, value = split_value(outcome.data)
-        saves = [handle_json(h) for h in self.artifacts.saved[saved:]]
+        v = split_value(outcome.data)
+        saves = [self.artifacts.handle_json(h) for h in self.artifacts.saved[saved:]]
         self.artifacts.saved.clear()  # cells run one at a time: the list never outgrows one cell
-        return self._masked(Result(data, outcome.error, trace.records(), value, saves))
+        return Result(v.bundle, outcome.error, trace.records(), v.value, saves, v.is_json, v.notes + trace.notes(), v.shown).masked(self.redactor)
 
-    def _masked(self, result: Result) -> Result:
-        if not (redact := self.redactor):
-            return result
-        if (error := result.error) is not None:
-            error.message = redact.text(error.message)
-            error.traceback = [redact.text(line) for line in error.traceback]
-            error.extra = {k: redact.text(v) for k, v in error.extra.items()}
-        return Result(redact.data(result.data), error, result.calls, redact.data(result.value), result.artifacts)
+    async def call_api(self, name: str, params: Any) -> Any:
+        """A runtime API handler called from Python as a cell would (serve's search_tools); raises BridgeError."""
+        return await self.engine.bridge.handlers[name](params, CallContext(cell=self.engine.current_cell or ""))
 
     def _server_log(self, server: str, level: str, text: str) -> None:
         """A server's log notification: on the running cell (a bounded number), else the kernel log."""
@@ -365,9 +363,14 @@ class Session:
             log.info("%s %s: %s", cell or "(no cell)", name, self.redactor.text(text.rstrip()))
 
     def display(self, cell: str, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
-        out = self._outputs.get(cell)
-        if out is not None:
+        out, budget = self._outputs.get(cell), self._displays.get(cell)
+        if out is None or budget is None:
+            return
+        shown, note = budget.take(data)
+        if shown:
             out.display(data, metadata, display_id, update)
+        elif note:
+            out.stream("stderr", note)
 
     def note(self, cell: str, text: str) -> None:
         out = self._outputs.get(cell)
@@ -415,5 +418,3 @@ class Session:
         source, specs = effective_servers(config, fallback=demo_spec())
         pending = [(s.name, s.transport, "error" if s.error else "starting", None, s.error) for s in specs]
         return banner_lines(source, pending, problems, warnings)
-
-

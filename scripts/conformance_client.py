@@ -31,6 +31,38 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "sse-retry": ("test_reconnection", {}),
 }
 AUTH_TOOL = ("test-tool", {})
+#: 2026-07-28 scenarios whose server checks what the client sends while it uses everything offered: every
+#: listed tool is called (arguments from the context's ``toolCalls`` with null ones omitted, as the kernel's
+#: argument check refuses null for a typed parameter; else a sample value for each required one), a failing
+#: call is logged, not fatal (some exist to fail); every resource read and every prompt got
+EXERCISE = ("sep-2322-client-request-state", "http-standard-headers", "http-custom-headers", "http-invalid-tool-headers")
+#: 2026-07-28 scenarios that only need the kernel connected and the tools listed
+LIST_ONLY = ("request-metadata", "json-schema-ref-no-deref")
+EXERCISE_CELL = """
+const calls = CALLS, done = [];
+const kinds = {string: "x", number: 1, integer: 1, boolean: true, array: [], object: {}};
+const sample = (s) => (s?.default !== undefined ? s.default : s?.enum ? s.enum[0] : kinds[[].concat(s?.type)[0]] ?? "x");
+for (const row of await api.listTools({server: "conformance", schemas: true})) {
+  const given = calls.find((c) => c.name === row.name), schema = row.inputSchema || {};
+  const args = given
+    ? Object.fromEntries(Object.entries(given.arguments).filter(([, v]) => v !== null))
+    : Object.fromEntries((schema.required || []).map((k) => [k, sample((schema.properties || {})[k])]));
+  try { await api.callTool("conformance", row.name, args); done.push(`${row.name}: ok`); }
+  catch (e) { done.push(`${row.name}: ${String(e.message).slice(0, 120)}`); }
+}
+for (const r of await mcp.conformance.resources.list().catch(() => [])) {
+  try { await mcp.conformance.resources.read(r.uri); done.push(`${r.uri}: read`); } catch (e) { done.push(`${r.uri}: ${e.message}`); }
+}
+for (const p of await mcp.conformance.prompts.list().catch(() => [])) {
+  try { await mcp.conformance.prompts.get(p.name, {}); done.push(`${p.name}: got`); } catch (e) { done.push(`${p.name}: ${e.message}`); }
+}
+done
+"""
+#: json-schema-2020-12-preservation: echo the tool's input schema as the kernel holds it
+PRESERVATION_CELL = """
+const held = (await api.describeTool("conformance", "json_schema_2020_12_tool")).inputSchema;
+await api.callTool("conformance", "json_schema_echo", {schema: held})
+"""
 
 
 def entry_for(scenario: str, url: str, context: dict[str, Any], folder: Path) -> dict[str, Any]:
@@ -53,17 +85,23 @@ def entry_for(scenario: str, url: str, context: dict[str, Any], folder: Path) ->
     else:
         auth = {"type": "oauth", "client_id": CIMD_URL, "open_with": opener}
     entry: dict[str, Any] = {"url": url, "auth": auth}
-    if scenario.startswith("elicitation"):
+    if scenario.startswith("elicitation") or scenario in EXERCISE:
         entry["elicitation"] = "defaults"  # the adapter runs headless: the form's defaults answer
     return entry
 
 
-def cells_for(scenario: str) -> list[str]:
+def cells_for(scenario: str, context: dict[str, Any] | None = None) -> list[str]:
     """The cells to run: wait for the server, then call the scenario's tool (if it has one)."""
     cells = [
         'const conf = (await api.servers({wait: true})).find(s => s.name === "conformance");\n'
         'if (conf.state !== "ready") throw new Error(`server ${conf.state}: ${conf.lastError}`);\nconf'
     ]
+    if scenario in LIST_ONLY:
+        return [*cells, 'await api.listTools({server: "conformance"})']
+    if scenario in EXERCISE:
+        return [*cells, EXERCISE_CELL.replace("CALLS", json.dumps((context or {}).get("toolCalls") or []))]
+    if scenario == "json-schema-2020-12-preservation":
+        return [*cells, PRESERVATION_CELL]
     tool = TOOLS.get(scenario) or (AUTH_TOOL if scenario.startswith("auth/") else None)
     if tool is not None:
         cells.append(f"await api.callTool('conformance', {json.dumps(tool[0])}, {json.dumps(tool[1])})")
@@ -130,7 +168,7 @@ def main(argv: list[str]) -> int:
         env.pop("MCP2REPL_CONFIG", None)
         if context.get("client_secret"):
             env["CONFORMANCE_SECRET"] = context["client_secret"]
-        return run_kernel(folder, cells_for(scenario), env)
+        return run_kernel(folder, cells_for(scenario, context), env)
 
 
 if __name__ == "__main__":

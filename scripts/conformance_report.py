@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turn the results of scripts/conformance.sh into docs/conformance.md (scenario | result | reason).
 
-usage: conformance_report.py RESULTS_DIR DOC CONFORMANCE_VERSION NODE_VERSION
+usage: conformance_report.py RESULTS_DIR DOC VERSION...   (RESULTS_DIR/VERSION/ holds each version's run)
 """
 
 from __future__ import annotations
@@ -49,10 +49,72 @@ SERVER_NOTES: dict[str, str] = {
     "prompts-get-embedded-resource": _FIXTURE.format("prompt test_prompt_with_embedded_resource"),
     "prompts-get-with-image": _FIXTURE.format("prompt test_prompt_with_image"),
 }
+_NOT_OURS = "calls the suite's reference {0}, which mcp2repl serve does not have (its tools: run, search_tools, describe_tool, list_servers)"
+_NO_RESOURCES = "not claimed: mcp2repl serve declares no `resources`"
+_NO_PROMPTS = "not claimed: mcp2repl serve declares no `prompts`"
+#: what mcp2repl serve claims: tools (its four), instructions, progress for run, elicitation forwarded from a step;
+#: no resources, prompts, logging, completions or sampling of its own
+SERVE_NOTES: dict[str, str] = {
+    "logging-set-level": "not claimed: mcp2repl serve declares no `logging` capability (a step's output is in its result)",
+    "completion-complete": "not claimed: mcp2repl serve declares no `completions` capability",
+    "resources-list": _NO_RESOURCES + " (a step reads them: `await mcp.<server>.…` / api)",
+    "resources-subscribe": _NO_RESOURCES,
+    "resources-unsubscribe": _NO_RESOURCES,
+    "prompts-list": _NO_PROMPTS,
+    "tools-call-sampling": "not claimed: mcp2repl serve never asks the client for sampling",
+    "tools-call-elicitation": _NOT_OURS.format("tool test_elicitation (a step's questions do reach the client as elicitation: tests/serve)"),
+    "elicitation-sep1034-defaults": _NOT_OURS.format("tool test_elicitation_sep1034_defaults"),
+    "elicitation-sep1330-enums": _NOT_OURS.format("tool test_elicitation_sep1330_enums"),
+    "tools-call-simple-text": _NOT_OURS.format("tool test_simple_text"),
+    "tools-call-image": _NOT_OURS.format("tool test_image_content (run returns image content: tests/serve)"),
+    "tools-call-audio": _NOT_OURS.format("tool test_audio_content"),
+    "tools-call-embedded-resource": _NOT_OURS.format("tool test_embedded_resource"),
+    "tools-call-mixed-content": _NOT_OURS.format("tool test_multiple_content_types"),
+    "tools-call-with-logging": _NOT_OURS.format("tool test_tool_with_logging (and no `logging` capability)"),
+    "tools-call-with-progress": _NOT_OURS.format("tool test_tool_with_progress (run sends progress: tests/serve)"),
+    "tools-call-error": _NOT_OURS.format("tool test_error_handling"),
+    "json-schema-2020-12": _NOT_OURS.format("tool json_schema_2020_12_tool"),
+    "server-sse-polling": _NOT_OURS.format("polling tool"),
+    "resources-read-text": _NO_RESOURCES,
+    "resources-read-binary": _NO_RESOURCES,
+    "resources-templates-read": _NO_RESOURCES,
+    "prompts-get-simple": _NO_PROMPTS,
+    "prompts-get-with-args": _NO_PROMPTS,
+    "prompts-get-embedded-resource": _NO_PROMPTS,
+    "prompts-get-with-image": _NO_PROMPTS,
+}
+#: 2026-07-28 scenario families (0.2.0-alpha.12) whose every member needs what neither server claims
+PREFIX_NOTES: dict[str, dict[str, str]] = {
+    "server": {
+        "input-required-result-": "not claimed: the demo never asks the client for input; "
+        + _FIXTURE.format("tools that do (test_tool_with_elicitation, …)"),
+        "tasks-": "not claimed: the demo has no task tools (the tasks extension); " + _FIXTURE.format("ones (slow_compute, …)"),
+    },
+    "serve": {
+        "input-required-result-": "not claimed: mcp2repl serve cannot ask a 2026-07-28 client mid-request; "
+        + _NOT_OURS.format("tools that ask (test_tool_with_elicitation, …)"),
+        "tasks-": "not claimed: mcp2repl serve has no task tools; " + _NOT_OURS.format("ones (slow_compute, …)"),
+    },
+}
+_2026 = {
+    "server-stateless": _FIXTURE.format("tools test_missing_capability / test_trigger_tool_change for some of its checks"),
+    "http-custom-header-server-validation": _FIXTURE.format("tool with x-mcp-header arguments"),
+    "http-header-validation": _FIXTURE.format("tools for its header checks"),
+}
+SERVER_NOTES.update(_2026)
+SERVE_NOTES.update({k: v.replace("the demo (a bookshop) does not have", "mcp2repl serve does not have") for k, v in _2026.items()})
+SERVE_NOTES["sep-2164-resource-not-found"] = "not claimed: mcp2repl serve declares no `resources`, so resources/read is an unknown method"
+
 INTRO = """# MCP conformance
 
-`scripts/conformance.sh` runs the official suite, `@modelcontextprotocol/conformance` {version} on Node {node}
-(both installed from npm into `.cache/conformance`), and writes this page.
+`scripts/conformance.sh` runs the official suite, `@modelcontextprotocol/conformance`, in two pinned versions
+(each with Node 22, installed from npm into `.cache/conformance/VERSION`), and writes this page:
+
+- **0.1.16**: every scenario it lists, protocol 2025-11-25 and older (the "spec" column).
+- **0.2.0-alpha.12**: the scenarios its `requirements/2026-07-28.yaml` requires ("scored"), and those it runs
+  and reports but never scores ("not scored (extension | added-after-release | pending)"), all at the 2026-07-28
+  wire (`--spec-version 2026-07-28 --force`). The kernel negotiates the revision per server, so the same
+  client passes both versions' scenarios.
 
 - **Client scenarios**: the client under test is a real mcp2repl kernel. `scripts/conformance_client.py`
   writes a config whose only server is the scenario's URL (with an `auth` block built from the scenario's
@@ -66,6 +128,13 @@ INTRO = """# MCP conformance
   which failures are features it does not claim and which need the suite's own fixtures. Everything it claims
   and the suite can check passes (initialize, ping, tools/list, a text tool call, tool errors, resources/list,
   prompts/list, several SSE streams, DNS-rebinding protection).
+- **`mcp2repl serve` scenarios**: `mcp2repl serve --http` (the demo behind it) through `scripts/conformance_proxy.py`,
+  which adds the bearer token the suite does not send and passes everything else (Host and Origin too) unchanged.
+  It claims tools (its own four: `run`, `search_tools`, `describe_tool`, `list_servers`), instructions, progress
+  and elicitation from a running step; no resources, prompts, logging or completions of its own (a step reaches the
+  upstream servers' ones). Scenarios that call the suite's reference tools get "unknown tool" (a text result with
+  `isError`): `tools-call-simple-text` and `tools-call-error` pass on that answer alone, the others fail; the reason
+  column names the missing tool, and where the feature is proven instead (tests/serve).
 
 Result: PASS (every check succeeded), WARN (passed with warnings), FAIL (a check failed; the reason is the first
 failing check's message), NO RESULT (the runner produced no checks; the reason is the end of its log).
@@ -102,21 +171,32 @@ def table(results: Path, kind: str) -> tuple[list[str], dict[str, int]]:
         if not folder.exists():
             continue
         result, reason = outcome(folder)
-        notes = KNOWN if kind == "client" else SERVER_NOTES
-        if result != "PASS" and name in notes:
-            reason = f"{notes[name]} ({reason})"
-        counts[result] = counts.get(result, 0) + 1
+        notes = {"client": KNOWN, "server": SERVER_NOTES, "serve": SERVE_NOTES}[kind]
+        note = notes.get(name) or next((v for k, v in PREFIX_NOTES.get(kind, {}).items() if name.startswith(k)), None)
+        if result != "PASS" and note:
+            reason = f"{note} ({reason})"
+        key = f"{result} (not scored)" if tags.startswith("not scored") else result
+        counts[key] = counts.get(key, 0) + 1
         rows.append(f"| `{name}` | {tags} | {result} | {reason.replace('|', '/').replace(chr(10), ' ')} |")
     return rows, counts
 
 
 def main(argv: list[str]) -> int:
-    results, doc, version, node = Path(argv[0]), Path(argv[1]), argv[2], argv[3]
-    parts = [INTRO.format(version=version, node=node)]
-    for kind, title in (("client", "Client scenarios (mcp2repl kernel as the client)"), ("server", "Server scenarios (the demo server)")):
-        rows, counts = table(results, kind)
-        summary = ", ".join(f"{n} {r}" for r, n in sorted(counts.items()))
-        parts.append(f"## {title}\n\n{summary}\n\n" + "\n".join(rows) + "\n")
+    root, doc, versions = Path(argv[0]), Path(argv[1]), argv[2:]
+    parts = [INTRO]
+    sections = (
+        ("client", "Client scenarios (mcp2repl kernel as the client)"),
+        ("server", "Server scenarios (the demo server)"),
+        ("serve", "Server scenarios (mcp2repl serve --http)"),
+    )
+    for version in versions:
+        results = root / version
+        node = (results / "node.txt").read_text().strip() if (results / "node.txt").exists() else "?"
+        parts.append(f"# Suite {version} (Node {node})\n")
+        for kind, title in sections:
+            rows, counts = table(results, kind)
+            summary = ", ".join(f"{n} {r}" for r, n in sorted(counts.items()))
+            parts.append(f"## {title}, {version}\n\n{summary}\n\n" + "\n".join(rows) + "\n")
     doc.write_text("\n".join(parts))
     return 0
 

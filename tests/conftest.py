@@ -276,6 +276,10 @@ def is_call_trace(content: dict[str, Any]) -> bool:
     return display_id.startswith("mcp2repl-calls-") or 'class="mcp2repl-calls"' in str((content.get("data") or {}).get("text/html", ""))
 
 
+#: the IOPub messages a cell's outputs are made of
+CELL_OUTPUTS = ("stream", "execute_result", "error", "display_data", "update_display_data", "clear_output")
+
+
 class Cell:
     """What one execute_request produced: the reply and the IOPub outputs, in order."""
 
@@ -341,7 +345,7 @@ class KernelProcess:
                 continue
             if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
                 break
-            if msg["msg_type"] in ("stream", "execute_result", "error", "display_data", "update_display_data", "clear_output"):
+            if msg["msg_type"] in CELL_OUTPUTS:
                 outputs.append({"type": msg["msg_type"], **msg["content"]})
         return Cell(self.reply_message(msg_id, timeout), outputs, time.monotonic() - started)
 

@@ -34,7 +34,7 @@ class OAuthServer:
             env["OAUTH_FIXTURE_CHALLENGE"] = "1"
         command = [sys.executable, str(SERVERS / "oauth_server.py"), "--port", str(self.port), "--transport", transport, *args]
         self.proc = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, env=env)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # generous: a loaded machine
         while True:
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=1).close()

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SERVERS
@@ -183,6 +184,26 @@ def test_ipykernel_private_names_still_exist() -> None:
     assert "_shell_parent_ident" in Kernel.__annotations__, "_shell_parent_ident"
     names = OutStream.__init__.__code__.co_names
     assert "_buffers" in names and "_buffer_lock" in names, "OutStream keeps its buffers in _buffers under _buffer_lock"
+
+
+def test_ipykernels_tcp_warning_is_dropped_for_loopback_kernels_only() -> None:
+    """Issue 23, item 12: kernel/app.py filters ipykernel's TCP warning by its text and logger: both pinned here."""
+    import logging
+
+    from ipykernel import kernelapp
+
+    from mcp_kernel.kernel.app import APP_LOGGER, TCP_WARNING, LoopbackTcpWarning
+
+    assert f'"{TCP_WARNING}."' in inspect.getsource(kernelapp.IPKernelApp.init_sockets)
+    assert kernelapp.IPKernelApp.__name__ == APP_LOGGER  # traitlets names an app's logger after its class
+
+    def passes(ip: str, message: str) -> bool:
+        record = logging.LogRecord(APP_LOGGER, logging.WARNING, __file__, 1, message, None, None)
+        return LoopbackTcpWarning(lambda: ip).filter(record)
+
+    warning = f"{TCP_WARNING}. All communication (including code and outputs) is sent in plain text"
+    assert [passes(ip, warning) for ip in ("127.0.0.1", "::1", "localhost", "0.0.0.0", "10.1.2.3", "")] == [False, False, False, True, True, True]
+    assert passes("127.0.0.1", "Starting the kernel at pid: 1")
 
 
 def test_shell_busy_reads_the_private_lock() -> None:
@@ -480,3 +501,83 @@ def test_send_now_writes_without_a_loop_turn_and_fails_on_a_closed_pipe() -> Non
     out, failed = anyio.run(main)
     assert out == b"HELLO\nclosed\n"
     assert failed is not None and issubclass(failed, OSError)
+
+
+def test_external_memory_counts_array_buffers_and_frees_them_after_a_collection() -> None:
+    """compat.ExternalMemory reads V8's own count of bytes outside its heap (mini-racer's exported V8 API)."""
+    from py_mini_racer import MiniRacer
+
+    async def main() -> tuple[int, int, int, int]:
+        racer = MiniRacer()
+        memory = compat.ExternalMemory(racer)
+        before = memory.bytes()
+        await memory.attach(racer)
+        assert memory.isolate
+        start = memory.bytes()
+        await racer.eval_cancelable("globalThis.keep = [new Uint8Array(64 << 20), new ArrayBuffer(32 << 20)]; 0")
+        held = memory.bytes()
+        await racer.eval_cancelable("keep = null; 0")
+        racer.low_memory_notification()
+        freed = memory.bytes()
+        racer.close()
+        return before, start, held, freed
+
+    before, start, held, freed = asyncio.run(main())
+    assert before == 0 and held - start >= 96 << 20 and freed < held - (90 << 20)
+
+
+def test_negotiate_settles_the_newest_revision_each_server_speaks() -> None:
+    """negotiate (the SDK's private auto policy): 2026-07-28 with an MCPServer, initialize's 2025-11-25 with a server
+    that does not know server/discover; drive_input_required answers an InputRequiredResult through the session's
+    elicitation callback and retries through compat.call_tool; set_modern_log_level re-stamps the session's _meta;
+    absorb_listing teaches a session a list it did not fetch."""
+    import mcp_types as types
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.session import ClientRequestContext
+    from mcp.client.stdio import stdio_client
+
+    from mcp_kernel.servers import tasks_ext
+
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def connect(script: str, check: Any) -> Any:
+        params = StdioServerParameters(command=sys.executable, args=[str(SERVERS / script)])
+        async with (
+            stdio_client(params, errlog=open(os.devnull, "w")) as (read, write),  # noqa: ASYNC230
+            ClientSession(read, write, elicitation_callback=elicit, **tasks_ext.session_options()) as session,
+        ):
+            await compat.negotiate(session)
+            return await check(session)
+
+    async def modern(session: ClientSession) -> Any:
+        kept = types.Tool(name="kept", input_schema={"type": "object"}, output_schema={"type": "object"})
+        compat.absorb_listing(session, [kept])  # a list kept by its ttlMs: the session learns it without listing
+        assert session._tool_output_schemas == {"kept": {"type": "object"}}
+        await session.list_tools()
+        first = await compat.call_tool(session, "greet", {}, 30, None, stdio=True, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult)
+
+        async def dispatch(key: str, request: Any) -> Any:
+            return await session.dispatch_input_request(ClientRequestContext(session=session, request_id=key), request)
+
+        async def retry(responses: Any, state: Any) -> Any:
+            return await compat.call_tool(session, "greet", {}, 30, None, stdio=True, input_responses=responses, request_state=state, allow_input_required=True)
+
+        done = await compat.drive_input_required(first, dispatch, retry, 3)
+        task = await compat.call_tool(session, "research", {"topic": "t", "seconds": 0}, 30, None, stdio=True, allow_claimed=True)
+        assert isinstance(task, tasks_ext.CreateTaskResult) and task.status == "working"  # an extension's shape, when allowed
+        compat.set_modern_log_level(session, "info")
+        data: dict[str, Any] = {"method": "tools/call", "params": {"name": "add"}}
+        session._stamp(data, {})
+        return session.protocol_version, done.structured_content, data["params"]["_meta"]["io.modelcontextprotocol/logLevel"]
+
+    async def legacy(session: ClientSession) -> Any:
+        return session.protocol_version, session.discover_result
+
+    assert asyncio.run(connect("modern_server.py", modern)) == ("2026-07-28", {"result": "Hello, Ada!"}, "info")
+    assert asked == ["What is your name?"]
+    assert asyncio.run(connect("protocol_server.py", legacy)) == ("2025-11-25", None)

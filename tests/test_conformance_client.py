@@ -50,6 +50,18 @@ def test_each_kind_of_scenario_gets_its_auth_block(tmp_path: Path) -> None:
     assert len(m.cells_for("initialize")) == 1
 
 
+def test_the_2026_scenarios_get_cells_that_use_what_the_server_offers(tmp_path: Path) -> None:
+    m = adapter()
+    assert m.cells_for("request-metadata")[-1] == 'await api.listTools({server: "conformance"})'
+    calls = [{"name": "test_custom_headers", "arguments": {"region": "us-west1"}}]
+    exercise = m.cells_for("http-custom-headers", {"toolCalls": calls})[-1]
+    assert 'const calls = [{"name": "test_custom_headers", "arguments": {"region": "us-west1"}}], done = [];' in exercise
+    assert "mcp.conformance.resources.read(r.uri)" in exercise and "mcp.conformance.prompts.get(p.name, {})" in exercise
+    assert "const calls = [], done = [];" in m.cells_for("sep-2322-client-request-state")[-1]
+    assert m.entry_for("sep-2322-client-request-state", "http://localhost:1/mcp", {}, tmp_path)["elicitation"] == "defaults"
+    assert 'api.describeTool("conformance", "json_schema_2020_12_tool")' in m.cells_for("json-schema-2020-12-preservation")[-1]
+
+
 def test_a_real_kernel_logs_in_and_connects(tmp_path: Path) -> None:
     server = OAuthServer()
     try:

@@ -77,6 +77,9 @@ STATEMENTS = st.one_of(
             "Object.prototype.toJSON = () => 1", "JSON.stringify = () => 'x'", "Array.prototype.push = null",
             "Promise.prototype.then = () => { throw 1 }", "globalThis.__mcp2repl = null", "String.prototype.split = null",
             "delete globalThis.console", "globalThis.api = 1", "Object.freeze(Object.prototype)", "Error.captureStackTrace = null",
+            "Object.prototype.then = function (resolve) { resolve(13) }", "Array.prototype[Symbol.iterator] = function* () {}",
+            "Object.defineProperty(Object.prototype, 'then', { get() { throw 5 }, configurable: true })",
+            "Object.getPrototypeOf(Promise.prototype).then = function () {}", "Object.prototype.get = function () {}",
         ]
     ),
     st.text(alphabet="{}()[];,.=+-*/!?:'\"`$x1 \n", max_size=20),
@@ -103,6 +106,35 @@ def test_any_cell_ends_cleanly_and_the_next_one_runs(fuzz_session: SessionHarnes
     assert after.error is None and after.data == {"text/plain": "42"}, (code, after.error and after.error.traceback)
 
 
+# ---- deep and big cells -------------------------------------------------------------------------------
+
+DEEP = int(os.environ.get("FUZZ_DEEP", "12"))
+#: The largest cell the deep-and-big fuzzer writes (the suite's is small; scripts/fuzz.sh asks for megabytes).
+BIG_BYTES = int(os.environ.get("FUZZ_BIG_BYTES", "200000"))
+#: (opening, innermost, closing) of one level: brackets, and what nests without them (functions, if, ?:, chains).
+LEVELS = [
+    ("(", "1", ")"), ("[", "1", "]"), ("{", "1", "}"), ("({a:", "1", "})"), ("`${", "1", "}`"), ("f(", "1", ")"),
+    ("() => {", "", "}"), ("if (1) ", "1", ""), ("1 ? ", "1", " : 0"), ("!", "1", ""), ("(", "x", " as any)"),
+    ("-", "1", ""), ("a<b>", "c", ""), ("1 + ", "1", ""), ("o.", "o", ""), ("await ", "1", ""),
+]  # fmt: skip
+ITEMS = st.sampled_from(["1", "'s'", '"t"', "{ a: 1 }", "[1, 2]", "null", "f(1)", "x => x", "`t${1}`", "/re/g", "1 < 2"])
+NESTED = st.tuples(st.sampled_from(LEVELS), st.integers(0, 25000)).map(lambda t: t[0][0] * t[1] + t[0][1] + t[0][2] * t[1])
+WIDE = st.tuples(ITEMS, st.integers(1, BIG_BYTES)).map(lambda t: "[" + ",".join([t[0]] * max(1, t[1] // (len(t[0]) + 1))) + "].length")
+
+
+@fuzz(DEEP)
+@given(code=st.one_of(NESTED, WIDE), prefix=st.sampled_from(["", "const f = (x) => x, o = {}; o.o = o; let a = 1, b = 1, c = 1;\n"]))
+def test_any_deep_or_big_cell_ends_cleanly_and_the_next_one_runs(fuzz_session: SessionHarness, code: str, prefix: str) -> None:
+    """Nesting of every kind up to 25,000 levels and literals up to BIG_BYTES: a value or a clear
+    error (a SyntaxError for nesting too deep, a TimeoutError past the session's 5 s), never a hang."""
+    result, _ = fuzz_session.run(prefix + code, timeout=120)
+    if result.error is not None:
+        assert result.error.name in USER_ERRORS, (code[:200], result.error.traceback)
+        assert "bridge.js" not in "\n".join(result.error.traceback), (code[:200], result.error.traceback)
+    after, _ = fuzz_session.run("40 + 2", timeout=120)
+    assert after.error is None and after.data == {"text/plain": "42"}, (code[:200], after.error and after.error.traceback)
+
+
 # ---- configs ----------------------------------------------------------------------------------------
 
 SECRET = "fuzz-secret-" + uuid.uuid4().hex[:8]
@@ -114,7 +146,7 @@ JSONISH = st.recursive(
     max_leaves=12,
 )  # fmt: skip
 KEYS = st.sampled_from(["command", "args", "env", "environment", "url", "headers", "type", "cwd", "timeout", "enabled", "disabled",
-                        "blocked_tools", "description", "envFile", "confirm_destructive", "allow_destructive"])  # fmt: skip
+                        "blocked_tools", "description", "envFile", "confirm_destructive", "allow_destructive", "confirm"])  # fmt: skip
 ENTRY = st.dictionaries(KEYS, JSONISH, max_size=6) | JSONISH
 CONFIG = st.fixed_dictionaries(
     {},

@@ -36,6 +36,19 @@ HOSTILE = [
     "Reflect.apply = null; Function.prototype.call = null; Function.prototype.apply = null",
     "Math.max = null; Date.now = () => NaN",
     "globalThis.setTimeout = null; globalThis.sleep = null",
+    "Object.getPrototypeOf(Promise.prototype).then = function () {}; Promise.prototype.then = function () {}",
+    "Object.defineProperty(Object.getPrototypeOf(Promise), Symbol.species, { get() { throw new Error('species') } })",
+    "Array.prototype[Symbol.iterator] = function* () {}",
+    "Atomics.compareExchange = null; Atomics.wait = null; Atomics.store = null; Reflect.construct = null; globalThis.Symbol = null",
+]
+#: Every object a thenable: the battery still works (tests/test_prototype_hooks.py has these with tool
+#: calls, timers and displays), but a cell that awaits an object, as the all-at-once test does, gets
+#: what JavaScript gives it.
+THEN_HOOKS = [
+    "Object.prototype.then = function () {}",
+    "Object.defineProperty(Object.prototype, 'then', { get() { return (res) => res(13) }, configurable: true })",
+    "Object.defineProperty(Object.prototype, 'then', { get() { throw new Error('then') }, configurable: true })",
+    "Array.prototype.then = function () {}; Function.prototype.then = function () {}",
 ]
 
 #: (code, expected text/plain of its result) after the hostile line; `sleep` and `setTimeout` are
@@ -49,7 +62,7 @@ BATTERY = [
 ]
 
 
-@pytest.mark.parametrize("line", HOSTILE)
+@pytest.mark.parametrize("line", HOSTILE + THEN_HOOKS)
 def test_later_cells_work_after(line: str, tmp_path: Path) -> None:
     s = SessionHarness(tmp_path, {"mcpServers": {}})
     try:

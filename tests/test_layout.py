@@ -4,7 +4,7 @@ big dependencies may be imported, that every imported package is declared, and m
 Parts: engine (V8, rewrite, bridge) knows no MCP, API or display; servers (config, connections,
 catalog, discovery) knows no V8; display (bundles, views, artifacts, call traces) sits on the
 engine; api (the runtime API) on engine, display and servers; the session wires them; kernel,
-cli and demo are faces and a leaf.
+cli, serve (the kernel as an MCP server) and demo are faces and a leaf.
 """
 
 from __future__ import annotations
@@ -32,9 +32,11 @@ ALLOWED = {
     "gc_tuning": set(),
     "output": {"engine", "servers"},
     "session": {"engine", "display", "servers", "api", "compat", "rundir", "output", "gc_tuning"},
-    "kernel": {"session", "compat", "rundir"},
+    "kernel": {"session", "compat", "rundir", "client", "record"},  # client: a named session's plans approved out of band
+    "record": {"client"},  # client.trust: the record is written as the session's other private files are
     "client": {"rundir"},
-    "cli": {"session", "compat", "rundir", "client"},
+    "cli": {"session", "compat", "rundir", "client", "serve", "record"},
+    "serve": {"session", "client", "output", "rundir", "compat"},
     "demo": set(),
     "__main__": {"cli", "kernel"},
 }
@@ -46,8 +48,10 @@ CONFINED = {
     "tree_sitter_typescript": {"engine"},
     "ipykernel": {"kernel", "compat"},
     "traitlets": {"kernel", "compat"},
-    "mcp": {"servers", "api", "demo", "compat"},
-    "mcp_types": {"servers", "api", "demo", "compat"},
+    "mcp": {"servers", "api", "demo", "compat", "serve"},
+    "mcp_types": {"servers", "api", "demo", "compat", "serve"},
+    "starlette": {"serve"},
+    "uvicorn": {"serve"},
     "httpx2": {"servers"},
     "nbclient": {"cli"},
     "papermill": {"cli"},

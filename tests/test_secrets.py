@@ -3,6 +3,7 @@ artifacts or the input history. A real Session (and one real kernel for the hist
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import sqlite3
@@ -22,6 +23,10 @@ from mcp_kernel.servers.secrets import MASK, Redactor
 TOKEN = "tok-" + uuid.uuid4().hex
 FILE_TOKEN = "file-" + uuid.uuid4().hex
 SHORT = "k" + uuid.uuid4().hex[:7]  # short enough that a config error message quotes it
+QUOTED = 'q"t\\' + uuid.uuid4().hex[:8]  # a quote and a backslash: JSON-escaped wherever JSON holds it
+NUMBER = "48151" + str(uuid.uuid4().int)[:8]  # all digits: a JSON number when a tool sends it as one
+PEM_LINES = [base64.b64encode(uuid.uuid4().bytes * 3).decode() for _ in range(4)]
+PEM = "-----BEGIN PRIVATE KEY-----\n" + "\n".join(PEM_LINES) + "\n-----END PRIVATE KEY-----\n"
 
 
 def closed_port() -> int:
@@ -32,10 +37,16 @@ def closed_port() -> int:
 
 def config(folder: Path) -> dict:
     (folder / "token.txt").write_text(FILE_TOKEN + "\n")
+    (folder / "key.pem").write_text(PEM)
     port = closed_port()
     return {
         "mcpServers": {
-            "echo": {"command": sys.executable, "args": [ECHO], "env": {"ECHO_TOKEN": "{file:token.txt}"}},
+            "echo": {
+                "command": sys.executable,
+                "args": [ECHO],
+                "env": {"ECHO_TOKEN": "{file:token.txt}", "KEY": "{file:key.pem}", "NUM": "${NUMBER_TOKEN}"},
+            },
+            "quoted": {"command": sys.executable, "args": "-t ${QUOTED_TOKEN}"},
             "web": {
                 "type": "http",
                 "url": f"http://user:${{SECRET_TOKEN}}@127.0.0.1:{port}/mcp?api_key=${{SECRET_TOKEN}}",
@@ -52,6 +63,8 @@ def s(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SessionHarness]:
     mp = pytest.MonkeyPatch()
     mp.setenv("SECRET_TOKEN", TOKEN)
     mp.setenv("SHORT_TOKEN", SHORT)
+    mp.setenv("QUOTED_TOKEN", QUOTED)
+    mp.setenv("NUMBER_TOKEN", NUMBER)
     harness = SessionHarness(folder, config(folder))
     harness.run("await api.servers({ wait: true })")
     yield harness
@@ -96,7 +109,86 @@ def test_a_big_artifact_written_in_pieces_shows_no_secret(s: SessionHarness) -> 
 
 
 def test_the_server_still_gets_the_real_value(s: SessionHarness) -> None:
-    assert s.value(f"(await mcp.echo.echo({{ text: '{FILE_TOKEN}' }})) === '{FILE_TOKEN}'") == "true"
+    # arguments go out unmasked; what comes back holds no form of the secret (reversed), so it is not masked either
+    assert s.value(f"const sent = [...'{FILE_TOKEN}'].reverse().join(''); (await mcp.echo.echo({{ text: sent }})) === sent") == "true"
+
+
+# ---- every form of a secret, and JS never holding one (issue 22, item 6) ----------------------------
+
+
+def test_a_multi_line_secret_is_masked_line_by_line_but_not_its_armour() -> None:
+    redact = Redactor([PEM.rstrip("\n")])
+    assert redact.text(PEM) == f"{MASK}\n"  # whole: one mask
+    assert redact.text(f"key line: {PEM_LINES[2]}!") == f"key line: {MASK}!"
+    assert redact.text(PEM.replace("\n", "\r\n")) == "-----BEGIN PRIVATE KEY-----\r\n" + f"{MASK}\r\n" * 4 + "-----END PRIVATE KEY-----\r\n"  # line by line
+    assert redact.text("-----END PRIVATE KEY----- and short") == "-----END PRIVATE KEY----- and short"
+    assert Redactor(["line-one-long\nab\n"]).text("ab line-one-long") == f"ab {MASK}"  # lines under 8 characters stay
+
+
+@pytest.mark.parametrize("padding", [0, 100_000])  # short texts take the regex, long ones the anchored scan
+def test_escaped_and_encoded_forms_are_masked(padding: int) -> None:
+    secret = 'pa"ss\\wo/rd-é-' + uuid.uuid4().hex[:6]
+    redact = Redactor([secret])
+    pad = "x" * padding
+    for shown in (
+        json.dumps({"v": secret}),  # \" \\ \u00e9
+        json.dumps({"v": secret}, ensure_ascii=False),
+        json.dumps({"outer": json.dumps({"v": secret})}),  # JSON text inside a JSON string
+        json.dumps({"v": secret}).replace("/", "\\/"),
+        "https://h/?k=" + __import__("urllib.parse").parse.quote(secret, safe=""),
+        "k=" + __import__("urllib.parse").parse.quote_plus(secret),
+    ):
+        masked = redact.text(pad + shown)
+        assert "rd-" not in masked and MASK in masked, shown
+
+
+def test_masked_json_stays_json() -> None:
+    redact = Redactor([NUMBER, "n1234567x", QUOTED, PEM.rstrip("\n")])
+    value = {
+        "pin": int(NUMBER), "inside": [f"a {NUMBER} b", {NUMBER: 1}], "nl": "\n1234567x",  # not the secret: an escape before it
+        "q": f"<{QUOTED}>", "nested": json.dumps({"q": QUOTED, "n": int(NUMBER)}), "pem": PEM, "big": "y" * 300_000 + QUOTED,
+    }
+    for text in (json.dumps(value), json.dumps(value, ensure_ascii=False, indent=2)):
+        out = json.loads(redact.json_text(text))
+        assert out["pin"] == MASK and out["inside"] == [f"a {MASK} b", {MASK: 1}] and out["nl"] == "\n1234567x"
+        assert out["q"] == f"<{MASK}>" and json.loads(out["nested"]) == {"q": MASK, "n": MASK}  # JSON inside a string stays JSON
+        assert out["pem"] == f"{MASK}\n" and out["big"].endswith(MASK)
+    assert json.loads(redact.string(json.dumps([NUMBER, int(NUMBER)]))) == [MASK, MASK]
+    assert redact.data({"n": int(NUMBER), "ok": 7, "f": 1.5, "b": True}) == {"n": MASK, "ok": 7, "f": 1.5, "b": True}
+
+
+def test_no_secret_costs_nothing_and_text_without_one_is_not_copied() -> None:
+    text = "z" * (50 << 20)
+    assert Redactor().json_text(text) is text and Redactor().text(text) is text
+    assert Redactor([TOKEN, QUOTED]).json_text(text) is text
+
+
+def test_tool_results_are_masked_before_js_sees_them(s: SessionHarness) -> None:
+    result, out = s.run(
+        f"const s = await mcp.echo.echo({{ text: '{TOKEN}' }});"
+        "console.log(s.split('').join(','), btoa(s), [...s].reverse().join(''), encodeURIComponent(s)); s === '[redacted]'"
+    )
+    assert result.data["text/plain"] == "true"
+    printed = out.text()
+    assert ",".join(TOKEN) not in printed and base64.b64encode(TOKEN.encode()).decode() not in printed and TOKEN[::-1] not in printed
+    assert s.value(f"(await mcp.echo.echo({{ text: 'x'.repeat(300000) + '{TOKEN}' }})).endsWith('[redacted]')") == "true"  # a big text, stashed
+    assert s.value(f"(await mcp.echo.echo({{ text: {json.dumps(PEM)} }}))") == f"'{MASK}\\n'"
+    assert s.value(f"(await mcp.echo.echo({{ text: {json.dumps(PEM.replace(PEM_LINES[0], 'changed'))} }})).split('\\n')[2]") == f"'{MASK}'"
+    assert s.value(f"(await mcp.echo.echo({{ text: 'line: {PEM_LINES[1]}' }}))") == f"'line: {MASK}'"
+    shaped = json.dumps(json.dumps({"pin": int(NUMBER), "s": f"a\n{NUMBER}"}))
+    assert s.json(f"await mcp.echo.echo({{ text: {shaped} }})") == {"pin": MASK, "s": f"a\n{MASK}"}  # still parsed as JSON
+
+
+def test_escaped_secrets_in_server_states_and_artifacts(s: SessionHarness) -> None:
+    states = s.value("JSON.stringify(await api.servers())")
+    for form in (QUOTED, json.dumps(QUOTED)[1:-1], json.dumps(json.dumps(QUOTED)[1:-1])[1:-1]):
+        assert form not in states
+    assert "quoted" in states and MASK in states
+    handle = s.json(f"await api.saveArtifact('pem.txt', {json.dumps('key: ' + PEM_LINES[0])})")
+    assert (s.session.artifacts.root / handle["name"]).read_text() == f"key: {MASK}"
+    handle = s.json(f"await api.saveArtifact('pin.json', {{ pin: {NUMBER}, lines: {json.dumps(PEM_LINES)} }})")
+    saved = json.loads((s.session.artifacts.root / handle["name"]).read_text())  # still JSON
+    assert saved == {"pin": MASK, "lines": [MASK] * 4}
 
 
 def test_history_is_owner_only_capped_and_masked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -152,3 +152,17 @@ def test_a_failing_call_nobody_awaits_is_reported(s: SessionHarness) -> None:
     _, after = s.run("await sleep(300); 1")  # the rejection arrives after the cell ended
     text = out.text("stderr") + after.text("stderr")
     assert "Uncaught (in promise) ToolError: echo.fail: unseen" in text
+
+
+def test_data_is_the_global_data_of_its_cell_only(s: SessionHarness) -> None:
+    """``execute(data=…)`` (serve's run, a step client's data): bound before the cell, restored after,
+    even when the cell times out; never pasted into the source (a quote in it is just data)."""
+    given = {"q": 'a "quoted" \\ value', "n": [1, 2]}
+    result = s.call(s.session.execute("data.q + data.n.length", data=given))
+    assert (result.error, result.value) == (None, 'a "quoted" \\ value2')
+    assert s.json("[typeof data]") == ["undefined"]
+    s.run("globalThis.data = 'own'")
+    assert s.call(s.session.execute("data", data=None)).value is None
+    stopped = s.call(s.session.execute("while (true) { data; }", data=[1], time_limit=0.5))
+    assert stopped.error.name == "TimeoutError"
+    assert s.value("data") == "'own'"

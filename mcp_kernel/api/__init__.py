@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-SCRIPTS = ("core.js", "display.js", "artifacts.js", "print.js", "agent.js", "mcp.js", "discovery.js", "types.js")
+SCRIPTS = ("core.js", "display.js", "artifacts.js", "print.js", "agent.js", "mcp.js", "plan.js", "discovery.js", "types.js", "stepdata.js")
 
 
 def scripts() -> list[tuple[str, str]]:

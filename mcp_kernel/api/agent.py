@@ -12,13 +12,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+import unicodedata
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from ..engine import BridgeError, CallContext, Engine
-from ..engine.rewrite import CellSyntaxError, rewrite
+from ..engine import BridgeError, CallContext, Engine, nesting
+from ..engine.prepare import in_thread
+from ..engine.rewrite import CellSyntaxError, parser, rewrite
 from ..servers import discovery, typescript
 from ..servers.catalog import ToolEntry, ToolLookupError
+from .discovery import bounded
 from .tools import Servers
 
 #: Files api.load reads at most (a helper library, not a data file: data goes through artifacts).
@@ -34,37 +39,41 @@ DEFAULT_EVAL_QUERY = "evaluate script code function javascript"
 class AgentApi:
     """Handlers for api.load / api.loadSource, api.evalTool and tools.search / tools.describe."""
 
-    def __init__(self, servers: Servers, cwd: Path) -> None:
+    def __init__(self, servers: Servers, cwd: Path, approval: Callable[[Any], str] = lambda entry: "") -> None:
         self.servers = servers
         self.cwd = cwd
+        self.approval = approval  # one line: does a call need a person's approval, and why (ToolsApi.approval_of)
         self.index = discovery.ToolIndex()
 
     def register(self, engine: Engine) -> None:
         engine.register("api.load", self.load)
         engine.register("api.loadSource", self.load_source)
-        engine.register("api.evalTool", self.eval_tool)
-        engine.register("tools.search", self.search)
+        engine.register("api.evalTool", bounded("api.evalTool", self.eval_tool))
+        engine.register("tools.search", bounded("tools.search", self.search))
         engine.register("tools.describe", self.describe)
 
     # ---- api.load ---------------------------------------------------------------------------------
 
     async def load(self, params: dict[str, Any], ctx: CallContext) -> Any:
-        path = self._checked(params.get("path"))
+        given = params.get("path")
+        path = self._checked(given)
         try:
             raw = path.read_bytes()
         except OSError as exc:
-            raise BridgeError("Error", f"api.load({json.dumps(str(params.get('path')))}): cannot read {path}: {exc.strerror}") from None
-        return _prepared(str(path), raw)
+            raise BridgeError("Error", f"api.load({json.dumps(given)}): cannot read it: {exc.strerror}") from None
+        return await _off_loop(str(given), raw)  # named as the cell gave it: errors and the manifest show no host path
 
     async def load_source(self, params: dict[str, Any], ctx: CallContext) -> Any:
         """``--load FILE`` reads the file where the command runs and sends its text (the kernel may be remote)."""
-        return _prepared(str(params.get("name") or "helpers.js"), str(params.get("source") or "").encode("utf-8"))
+        return await _off_loop(str(params.get("name") or "helpers.js"), str(params.get("source") or "").encode("utf-8"))
 
     def _checked(self, given: Any) -> Path:
         shown = f"api.load({json.dumps(given) if isinstance(given, str) else '…'})"
         if not isinstance(given, str) or not given.strip():
             raise BridgeError("TypeError", f"{shown}: give the path of a .js file under the working directory, like api.load('helpers.js')")
-        rule = f"only .js files under the working directory ({self.cwd}) can be loaded"
+        rule = "only .js files under the working directory can be loaded"
+        if control := next((c for c in given if unicodedata.category(c) == "Cc"), None):  # a NUL would reach the OS as a ValueError
+            raise BridgeError("TypeError", f"{shown}: the path contains a control character (U+{ord(control):04X}); give the plain path of a .js file")
         if PurePosixPath(given).is_absolute() or PureWindowsPath(given).is_absolute() or given.startswith("~"):
             raise BridgeError("PermissionError", f"{shown}: {rule}; give a path relative to it, not an absolute one")
         if ".." in PurePosixPath(given.replace("\\", "/")).parts:
@@ -76,11 +85,11 @@ class AgentApi:
         try:
             real = path.resolve(strict=True)
         except OSError:
-            raise BridgeError("Error", f"{shown}: no such file: {path}") from None
+            raise BridgeError("Error", f"{shown}: no such file in the working directory") from None
         if not real.is_relative_to(root):
-            raise BridgeError("PermissionError", f"{shown}: {rule}; it is a link to {real}, outside")
+            raise BridgeError("PermissionError", f"{shown}: {rule}; it is a link to a file outside it")
         if not real.is_file():
-            raise BridgeError("Error", f"{shown}: not a file: {path}")
+            raise BridgeError("Error", f"{shown}: not a file")
         if real.stat().st_size > MAX_LOAD_BYTES:
             raise BridgeError("RangeError", f"{shown}: the file is over {MAX_LOAD_BYTES >> 20} MB; load code, and read data with api.readArtifact")
         return path
@@ -147,7 +156,7 @@ class AgentApi:
         except ToolLookupError as exc:
             raise BridgeError("TypeError", str(exc)) from None
         key = (entry.server, entry.name)
-        return described(entry, manager.observed.get(key), manager.observed.source(key))
+        return {**described(entry, manager.observed.get(key), manager.observed.source(key)), "approval": self.approval(entry)}
 
 
 def described(entry: ToolEntry, observed: str | None, source: str | None) -> dict[str, Any]:
@@ -180,6 +189,7 @@ def described(entry: ToolEntry, observed: str | None, source: str | None) -> dic
 TARGETS = {
     "structuredContent": "data.structuredContent",
     "json text": "JSON.parse(data.content[0].text)",
+    "fenced json": "api.unwrap(data)",  # a ```json block after a lead-in line (mcp.js: fencedJson)
     "text": "data.content[0].text",
     "content items": "data.content",
 }
@@ -205,8 +215,10 @@ def _properties(entry: ToolEntry) -> dict[str, Any]:
     return dict((entry.tool.input_schema or {}).get("properties") or {})
 
 
-def _target(entry: ToolEntry, param: str) -> dict[str, str]:
-    return {"server": entry.server, "tool": entry.name, "param": param, "path": entry.qualified}
+def _target(entry: ToolEntry, param: str) -> dict[str, Any]:
+    """Where api.evalTool sends the code, and the tool's other required arguments (its ``toolArgs`` must hold them)."""
+    required = [name for name in (entry.tool.input_schema or {}).get("required") or () if name != param]
+    return {"server": entry.server, "tool": entry.name, "param": param, "path": entry.qualified, "required": required}
 
 
 def _int(value: Any, default: int) -> int:
@@ -216,8 +228,21 @@ def _int(value: Any, default: int) -> int:
         raise BridgeError("TypeError", f"expected a whole number, got {value!r}") from None
 
 
+async def _off_loop(name: str, raw: bytes) -> dict[str, Any]:
+    """_prepared in a worker thread, as a cell's preparation: the loop keeps serving, and an interrupt
+    (which ends the waiting call) stops the work at its next checkpoint."""
+    stop = threading.Event()
+    try:
+        return await in_thread(stop, _prepared, name, raw)
+    finally:
+        stop.set()
+
+
 def _prepared(name: str, raw: bytes) -> dict[str, Any]:
     """The file rewritten like a cell (top-level declarations become globals), run by agent.js."""
+    deep = nesting.past_limit(raw, parser())
+    if deep is not None:
+        raise BridgeError("SyntaxError", f"api.load: {name} line {deep[1][0] + 1}: {nesting.too_deep(deep[0])}")
     digest = "sha256:" + hashlib.sha256(raw).hexdigest()
     try:
         source = raw.decode("utf-8")

@@ -4,6 +4,7 @@
 (function installArtifactApi() {
   "use strict";
   const ns = globalThis.__mcp2repl;
+  const $ = ns.$; // built-ins captured before any cell ran (intrinsics.js)
   const api = ns.api;
 
   /**
@@ -14,11 +15,14 @@
    * @param {{format?: "json"|"text"|"ndjson"|"bytes"}} [options] default: bytes for binary
    *   values, text for strings, json otherwise. A big value (JSON of millions of characters) is
    *   written in pieces, other async code running between them: await the save before changing it.
-   *   The file appears whole when the last piece is in, or not at all.
-   * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string, created: string, relPath: string}>}
+   *   The file appears whole when the last piece is in, or not at all. A save that would take the
+   *   artifact folder past its cap (MCP2REPL_ARTIFACT_MAX_MB / _MAX_FILES) is refused with an
+   *   ArtifactError once the kernel's own auto-saved artifacts cannot make room. `path` is relative
+   *   to the working folder (or to the artifact folder when that is elsewhere).
+   * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string, created: string, relPath?: string}>}
    */
   api.saveArtifact = async function saveArtifact(name, value, options = {}) {
-    return await ns.saveArtifact(name, value, { format: options && options.format }); // never auto: the user's to keep
+    return (await $.pinned(ns.saveArtifact(name, value, { format: options && options.format }))).v; // never auto: the user's to keep
   };
 
   /**
@@ -27,12 +31,12 @@
    * @returns {Promise<*>}
    */
   api.readArtifact = async function readArtifact(handleOrName) {
-    return await ns.readArtifact(handleOrName && typeof handleOrName === "object" ? handleOrName.name : handleOrName);
+    return (await $.pinned(ns.readArtifact(handleOrName && typeof handleOrName === "object" ? handleOrName.name : handleOrName))).v;
   };
 
   /**
    * Every artifact of this notebook's folder, newest first.
-   * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string, created: string, relPath: string}[]>}
+   * @returns {Promise<{name: string, kind: "artifact", bytes: number, format: string, readWith: string, path: string, created: string, relPath?: string}[]>}
    */
   api.artifacts = () => ns.call("artifacts.list", {});
 })();

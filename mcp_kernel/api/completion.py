@@ -17,6 +17,8 @@ from ..servers.typescript import signature, tool_doc
 _IDENT = r"[A-Za-z_$][\w$]*"
 #: TypeScript type arguments between a callee and its ``(`` (``tools.call<Book>(…``), erased at run time
 _TYPE_ARGS = r"(?:\s*<[^();]*>)?"
+#: ``mcp["chrome-devtools"]``: a server by its real name
+_QUOTED_SERVER = r"""mcp\[\s*["'][^"'\]]+["']\s*\]"""
 _SERVER_MEMBERS = {"resources": "module", "prompts": "module"}
 _MCP_MEMBERS = {"call": "function", "tools": "module", "servers": "function"}
 
@@ -70,6 +72,20 @@ def complete(code: str, cursor: int, catalog: Catalog, observed: dict[tuple[str,
         names = {e.qualified for e in catalog.entries} | {e.name for e in catalog.entries if e.safe}
         return _rows([(n, "function", "") for n in names if n.startswith(prefix)], cursor - len(prefix), cursor)
 
+    m = re.search(r"""(?<![\w$.])mcp\[\s*(["'])([^"'\]]*)$""", before)
+    if m:  # mcp["chrome-dev|: servers by their real names
+        prefix = m.group(2)
+        rows = [(server, "module", f"MCP server {server}") for server in catalog.server_safe if server.startswith(prefix)]
+        return _rows(rows, cursor - len(prefix), cursor)
+
+    m = re.search(rf"""(?<![\w$.])mcp\[\s*(["'])([^"'\]]+)\1\s*\]\s*\.({_IDENT})?$""", before)
+    if m:  # mcp["chrome-devtools"].|
+        server = catalog.server_named(m.group(2))
+        if server is None:
+            return None
+        prefix = m.group(3) or ""
+        return _rows(_server_rows(catalog, server, prefix, observed), cursor - len(prefix), cursor)
+
     m = re.search(rf"(?<![\w$.])(mcp|tools)\.(?:({_IDENT})\.)?({_IDENT})?$", before)
     if m:
         root, middle, prefix = m.group(1), m.group(2), m.group(3) or ""
@@ -84,13 +100,7 @@ def complete(code: str, cursor: int, catalog: Catalog, observed: dict[tuple[str,
             rows = [(safe, "module", f"MCP server {server}") for server, safe in catalog.server_safe.items() if safe.startswith(prefix)]
             rows += [(n, t, "") for n, t in _MCP_MEMBERS.items() if n.startswith(prefix)]
         elif root == "mcp" and middle in by_safe:
-            server = by_safe[middle]
-            rows = [
-                (e.tool_safe, "function", _sig(e, observed))
-                for e in catalog.entries
-                if e.server == server and e.tool_safe.startswith(prefix)
-            ]
-            rows += [(n, t, "") for n, t in _SERVER_MEMBERS.items() if n.startswith(prefix)]
+            rows = _server_rows(catalog, by_safe[middle], prefix, observed)
         else:
             return None
         rows = [r for r in rows if r[0].startswith(prefix)]
@@ -112,6 +122,12 @@ def complete(code: str, cursor: int, catalog: Catalog, observed: dict[tuple[str,
     return None
 
 
+def _server_rows(catalog: Catalog, server: str, prefix: str, observed: dict[tuple[str, str], str] | None) -> list[tuple[str, str, str]]:
+    """What ``mcp.<server>.`` offers: the server's tools by JS name, then its resources and prompts."""
+    rows = [(e.tool_safe, "function", _sig(e, observed)) for e in catalog.entries if e.server == server and e.tool_safe.startswith(prefix)]
+    return rows + [(n, t, "") for n, t in _SERVER_MEMBERS.items() if n.startswith(prefix)]
+
+
 def _short_type(schema: Any) -> str:
     try:
         from ..servers.typescript import schema_to_ts
@@ -124,7 +140,7 @@ def _short_type(schema: Any) -> str:
 def _call_object(before: str, catalog: Catalog) -> tuple[ToolEntry | None, str]:
     """The tool whose argument object literal the cursor is in: ``callee({ … |``."""
     m = re.search(
-        rf"((?:mcp|tools)(?:\.{_IDENT})+|mcp\.tools\[\s*[\"'][^\"']+[\"']\s*\]|mcp\.call\(\s*[\"'][^\"']+[\"']\s*,){_TYPE_ARGS}\s*\(?\s*\{{([^{{}}]*)$",
+        rf"((?:mcp|tools)(?:\.{_IDENT})+|{_QUOTED_SERVER}\.{_IDENT}|mcp\.tools\[\s*[\"'][^\"']+[\"']\s*\]|mcp\.call\(\s*[\"'][^\"']+[\"']\s*,){_TYPE_ARGS}\s*\(?\s*\{{([^{{}}]*)$",
         before,
     )
     if not m:
@@ -135,9 +151,12 @@ def _call_object(before: str, catalog: Catalog) -> tuple[ToolEntry | None, str]:
 
 def _entry_for(callee: str, catalog: Catalog) -> ToolEntry | None:
     m = re.match(r"""mcp\.(?:tools\[\s*|call\(\s*)["']([^"']+)["']""", callee)
+    quoted = re.fullmatch(rf"""mcp\[\s*["']([^"']+)["']\s*\]\.({_IDENT})""", callee)
     target: dict[str, Any]
     if m:
         target = {"name": m.group(1)}
+    elif quoted:
+        target = {"serverSafe": quoted.group(1), "toolSafe": quoted.group(2)}
     else:
         parts = callee.split(".")
         if parts[0] == "tools" and len(parts) == 2:
@@ -157,8 +176,8 @@ def inspect(code: str, cursor: int, catalog: Catalog, observed: dict[tuple[str, 
     right = re.match(r"[\w$]*", code[cursor : cursor + WINDOW])
     end = cursor + (len(right.group(0)) if right else 0)
     before = code[max(0, end - WINDOW) : end]
-    m = re.search(rf"((?:mcp|tools)(?:\.{_IDENT})+)$", before) or re.search(
-        rf"((?:mcp|tools)(?:\.{_IDENT})+){_TYPE_ARGS}\s*\([^()]*$", code[max(0, cursor - WINDOW) : cursor]
+    m = re.search(rf"((?:mcp|tools)(?:\.{_IDENT})+|{_QUOTED_SERVER}\.{_IDENT})$", before) or re.search(
+        rf"((?:mcp|tools)(?:\.{_IDENT})+|{_QUOTED_SERVER}\.{_IDENT}){_TYPE_ARGS}\s*\([^()]*$", code[max(0, cursor - WINDOW) : cursor]
     )
     entry = _entry_for(m.group(1), catalog) if m else None
     if entry is None:

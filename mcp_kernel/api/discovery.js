@@ -28,18 +28,22 @@
   /**
    * TypeScript-like async function docs of the best matching tools, with a runnable example each.
    * When nothing matches (or words were corrected) a note on stderr says what was searched, as the
-   * `note` of api.searchTools does.
+   * `note` of api.searchTools does. `{withNote: true}` returns `{docs, note}` instead, the note
+   * beside the docs (what `mcp2repl --library` prints).
    * @param {string} query
-   * @param {{limit?: number}} [options]
+   * @param {{limit?: number, withNote?: boolean}} [options]
    * @returns {Promise<string[]>}
    */
-  api.library = async (query = "", options = {}) =>
-    noted("api.library", await ns.call("api.library", { query: $.String(query), options })).docs;
+  api.library = async (query = "", options = {}) => {
+    const answer = (await ns.ask("api.library", { query: $.String(query), options })).v;
+    if (options && options.withNote) return { docs: answer.docs, note: answer.note || "" };
+    return noted("api.library", answer).docs;
+  };
 
   /**
-   * One tool's full definition: schema, annotations, signature, example call and the shape of
-   * results seen so far (`observedOutput`). `describeTool("server.tool")`, `describeTool(name)`
-   * or `describeTool(server, tool)`.
+   * One tool's full definition: schema, annotations, signature, example call, the shape of
+   * results seen so far (`observedOutput`) and `approval`: whether a call asks a person first, and
+   * why, in one line. `describeTool("server.tool")`, `describeTool(name)` or `describeTool(server, tool)`.
    */
   api.describeTool = (a, b) => ns.call("api.describeTool", b === undefined ? { tool: $.String(a) } : { server: $.String(a), tool: $.String(b) });
 
@@ -57,5 +61,5 @@
    * @returns {Promise<{topic: string, text: string}[]>}
    */
   api.guide = async (query = "", options = {}) =>
-    noted("api.guide", await ns.call("api.guide", { query: $.String(query), options })).entries;
+    noted("api.guide", (await ns.ask("api.guide", { query: $.String(query), options })).v).entries;
 })();

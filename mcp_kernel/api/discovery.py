@@ -4,28 +4,45 @@ and ``api.guide`` (see discovery.js). Ranking and docs are the servers part's; g
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..engine import BridgeError, CallContext, Engine
 from ..servers import discovery
 from ..servers.catalog import ToolLookupError
+from ..servers.search import QueryTooLong
 from . import guide
 from .tools import Servers
+
+Handler = Callable[[Any, CallContext], Awaitable[Any]]
+
+
+def bounded(name: str, handler: Handler) -> Handler:
+    """A search handler whose over-long query is the cell's RangeError, quoting only the query's start."""
+
+    async def run(params: Any, ctx: CallContext) -> Any:
+        try:
+            return await handler(params, ctx)
+        except QueryTooLong as exc:
+            raise BridgeError("RangeError", f"{name}: {exc}") from None
+
+    return run
 
 
 class DiscoveryApi:
     """Discovery answers about every server, so each handler waits briefly for servers still starting."""
 
-    def __init__(self, servers: Servers) -> None:
+    def __init__(self, servers: Servers, approval: Callable[[Any], str] = lambda entry: "") -> None:
         self.servers = servers
+        self.approval = approval  # one line: does a call need a person's approval, and why (ToolsApi.approval_of)
         self.index = discovery.ToolIndex()  # rebuilt on the first search after a catalog change
 
     def register(self, engine: Engine) -> None:
-        engine.register("api.searchTools", self.search)
-        engine.register("api.library", self.library)
+        engine.register("api.searchTools", bounded("api.searchTools", self.search))
+        engine.register("api.library", bounded("api.library", self.library))
         engine.register("api.describeTool", self.describe)
         engine.register("api.listTools", self.list_tools)
-        engine.register("api.guide", self.guide)
+        engine.register("api.guide", bounded("api.guide", self.guide))
 
     async def search(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()
@@ -50,7 +67,7 @@ class DiscoveryApi:
         except ToolLookupError as exc:
             raise BridgeError("TypeError", str(exc)) from None
         key = (entry.server, entry.name)
-        return discovery.describe(entry, manager.observed.get(key), manager.observed.source(key))
+        return {**discovery.describe(entry, manager.observed.get(key), manager.observed.source(key)), "approval": self.approval(entry)}
 
     async def list_tools(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()

@@ -11,8 +11,12 @@
     if (opts.raw) return value;
     if (opts.mime) {
       const text = typeof value === "string" ? value : ns.inspect(value);
-      const json = /json$/.test(opts.mime) ? ns.jsonText(value) : undefined;
-      const body = json !== undefined ? new ns.RawJson(json) : /json$/.test(opts.mime) ? null : text;
+      // JSON text goes into the bundle as it is (RawJson), past the depth check of the bundle itself
+      if ($.test(/json$/, opts.mime) && ns.tooDeep(value)) {
+        throw new $.TypeError(`Cannot display a value nested more than ${ns.maxDepth} levels deep as ${opts.mime}; show a part of it, or its text with api.display(value)`);
+      }
+      const json = $.test(/json$/, opts.mime) ? ns.jsonText(value) : undefined;
+      const body = json !== undefined ? new ns.RawJson(json) : $.test(/json$/, opts.mime) ? null : text;
       return { [opts.mime]: body, "text/plain": opts.mime === "text/plain" ? text : `<${opts.mime}>` };
     }
     return ns.bundle(value) || { "text/plain": "" };
@@ -27,16 +31,18 @@
    *   calls with `{update: true}` (or the returned handle) replace it in place.
    * @returns {{display_id: string, update(value: *, opts?: object): void}}
    */
-  api.display = function display(value, opts = {}) {
+  // Options the runtime makes have no prototype: only what the caller gave is read.
+  const NONE = $.freeze({ __proto__: null });
+  api.display = function display(value, opts = NONE) {
     if (opts.update && !opts.display_id) throw new TypeError("api.display(value, {update: true}) needs the display_id of the display to update");
     const id = opts.display_id ? $.String(opts.display_id) : `mcp2repl-display-${nextId++}`;
     ns.display(dataOf(value, opts), opts.metadata || {}, id, !!opts.update);
     const handle = {
       display_id: id,
-      update: (next, more = {}) => { ns.display(dataOf(next, more), more.metadata || {}, id, true); },
+      update: (next, more = NONE) => { ns.display(dataOf(next, more), more.metadata || {}, id, true); },
     };
     // as a cell's last value the handle would show itself again: it shows nothing
-    return $.defineProperty(handle, $.symbolFor("Jupyter.display"), { value: () => null, enumerable: false });
+    return $.defineProperty(handle, $.symbolFor("Jupyter.display"), $.data(() => null));
   };
 
   /**
@@ -44,7 +50,7 @@
    * @param {{wait?: boolean}} [opts]
    * @returns {void}
    */
-  api.clearOutput = function clearOutput(opts = {}) { ns.clearOutput(!!opts.wait); };
+  api.clearOutput = function clearOutput(opts = NONE) { ns.clearOutput(!!opts.wait); };
 
   /**
    * Display HTML.
@@ -52,40 +58,40 @@
    * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
    * @returns {{display_id: string, update(value: *, opts?: object): void}}
    */
-  api.html = (html, opts = {}) => api.display($.String(html), { ...opts, mime: "text/html" });
+  api.html = (html, opts = NONE) => api.display($.String(html), { __proto__: null, ...opts, mime: "text/html" });
   /**
    * Display Markdown.
    * @param {string} md
    * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
    * @returns {{display_id: string, update(value: *, opts?: object): void}}
    */
-  api.markdown = (md, opts = {}) => api.display($.String(md), { ...opts, mime: "text/markdown" });
+  api.markdown = (md, opts = NONE) => api.display($.String(md), { __proto__: null, ...opts, mime: "text/markdown" });
   /**
    * Display an SVG image from its source text.
    * @param {string} svg
    * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
    * @returns {{display_id: string, update(value: *, opts?: object): void}}
    */
-  api.svg = (svg, opts = {}) => api.display($.String(svg), { ...opts, mime: "image/svg+xml" });
+  api.svg = (svg, opts = NONE) => api.display($.String(svg), { __proto__: null, ...opts, mime: "image/svg+xml" });
   /**
    * Display a value in JupyterLab's JSON viewer.
    * @param {*} value
    * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
    * @returns {{display_id: string, update(value: *, opts?: object): void}}
    */
-  api.json = (value, opts = {}) => api.display(value, { ...opts, mime: "application/json" });
+  api.json = (value, opts = NONE) => api.display(value, { __proto__: null, ...opts, mime: "application/json" });
   /**
    * Display PNG bytes (Uint8Array, ArrayBuffer or base64 text).
    * @param {Uint8Array|ArrayBuffer|string} bytes
    * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
    * @returns {{display_id: string, update(value: *, opts?: object): void}}
    */
-  api.png = (bytes, opts = {}) => api.display({ "image/png": ns.toBase64(bytes), "text/plain": "<image/png>" }, { ...opts, raw: true });
+  api.png = (bytes, opts = NONE) => api.display({ "image/png": ns.toBase64(bytes), "text/plain": "<image/png>" }, { __proto__: null, ...opts, raw: true });
   /**
    * Display JPEG bytes (Uint8Array, ArrayBuffer or base64 text).
    * @param {Uint8Array|ArrayBuffer|string} bytes
    * @param {{display_id?: string, update?: boolean, metadata?: object}} [opts]
    * @returns {{display_id: string, update(value: *, opts?: object): void}}
    */
-  api.jpeg = (bytes, opts = {}) => api.display({ "image/jpeg": ns.toBase64(bytes), "text/plain": "<image/jpeg>" }, { ...opts, raw: true });
+  api.jpeg = (bytes, opts = NONE) => api.display({ "image/jpeg": ns.toBase64(bytes), "text/plain": "<image/jpeg>" }, { __proto__: null, ...opts, raw: true });
 })();

@@ -20,7 +20,8 @@ Arguments are checked against the tool's input schema before the call: a missing
 unknown key throws at once, naming the field and showing the signature.
 
 results [result unwrap structured content json text output return value raw]
-Calls return the useful value: `structuredContent` when present, else a single text item (parsed when it is JSON),
+Calls return the useful value: `structuredContent` when present, else a single text item (parsed when it is JSON, or
+when it is one fenced ```json block after at most one lead-in line ending in ":"),
 else the content items (images, audio, resources kept as objects). Pass `{ raw: true }` as the second argument for the
 whole MCP result; `api.unwrap(result)` unwraps one later.
 
@@ -37,8 +38,9 @@ bulky data in artifacts, not in the answer.
 
 agent commands [commands flags json exit code timeout load library quiet env]
 `mcp2repl -e CODE` (repeatable; `-e -` reads stdin) or `--file F` runs a program; `--load F.js` installs helpers
-first; `--library QUERY` prints tool docs; `--json` prints `{ ok, value | error, stdout, stderr, displays, calls,
-artifacts, elapsed_ms }`; `--timeout S`. Exit status: 0 ok, 1 the program threw, 2 usage or config error, 3 timeout or
+first; `--library QUERY` prints tool docs; `--json` prints `{"ok":true,"value":V}` (or `text`, or `error`) and only
+non-empty `stdout`, `stderr`, `displays`, `artifacts`, `notes` (`--trace`: `calls`); `--timeout S`, `--max-output-chars N`
+apply per step. Exit status: 0 ok, 1 the program threw, 2 usage or config error, 3 timeout or
 interrupt. Stable options go in MCP2REPL_CONFIG, MCP2REPL_SESSION, MCP2REPL_JSON, MCP2REPL_TIMEOUT and friends.
 
 reading errors [error stack traceback exit repair fix fail thrown]
@@ -49,7 +51,8 @@ before it. A ToolError names server.tool; a TypeError on a call shows the tool's
 loading helpers [load file helpers module library eval tool page script browser]
 `await api.load("helpers.js")` runs a .js file under the working directory like a cell (top-level declarations
 persist) and returns `{ loaded, digest, exports, topLevel }`. `await api.evalTool("evaluate_script", (a) => ...,
-args)` sends a self-contained function to an eval-style tool (Chrome DevTools' evaluate_script) with args embedded.
+args, { pageId: 1 })` sends a self-contained function to an eval-style tool (Chrome DevTools' evaluate_script): it
+runs in the page, kernel values go in through `args`, the tool's other arguments in the fourth.
 `tools.search({ query })`, `tools.describe({ path })` and `tools.call(path, args)` follow the mcp-scripting skill.
 
 concurrency [parallel concurrent many batch promise all async]
@@ -95,6 +98,13 @@ resources and prompts [resource prompt uri template read list subscribe watch up
 mcp.<server>.prompts.list()` and `.get(name, args)`. `const sub = await mcp.<server>.resources.subscribe(uri, (e) =>
 ...)` runs the callback on each update the server sends, also after the cell ended; `await sub.unsubscribe()` stops it.
 
+approvals [approve approval confirm destructive write writes plan apply declined ask once]
+With `"confirm_destructive"` on, a tool not marked read-only asks first; answer `a` for all its calls in this step,
+`s` for the session; a refusal throws with `code: "declined"`. Plan the writes instead: `const plan = await api.plan(async
+() => { for (const k of keys) await mcp.s.put({ key: k }) })` records them (reads run), `plan.summary` shows them,
+`await plan.apply()` asks once and returns `[{ ok, data | error }]`, stopping at the first failure. In a named session the
+person approves with `mcp2repl sessions approve NAME ID`.
+
 server questions [elicitation elicit ask input form answer question stdin decline defaults]
 A server may ask the person for input during a call (MCP elicitation). In JupyterLab and jupyter console each field is
 asked in turn (type, description, default, choices), checked against the server's schema and asked again when it does
@@ -108,8 +118,8 @@ tool, status messages and progress show in the live call display, an interrupt o
 the task on the server.
 
 roots and log level [roots folder directory workspace log level setLogLevel setRoots debug]
-Each server gets the kernel's working folder as its root (config `"roots": [paths]`, or `false` for none);
-`await api.setRoots(server, paths)` changes them and tells the server. `await api.setLogLevel(server, "debug")` (or
+A server is offered roots only when its config lists them (`"roots": [paths]`); without, it keeps the scope it was
+started with. `await api.setRoots(server, paths)` changes them and tells the server. `await api.setLogLevel(server, "debug")` (or
 config `"log_level"`) sets which log messages a server sends; they go to `api.serverLog(server)`.
 
 persistence [variable global state persist cells keep declare reuse]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine import BridgeError, CallContext, Engine
 from ..servers.authspec import login_advice
+from ..servers.shown import neutral
 
 if TYPE_CHECKING:
     from .tools import Ask, Servers
@@ -28,7 +29,11 @@ Display = Callable[[str, dict[str, Any], dict[str, Any], "str | None", bool], No
 
 
 def link_bundle(server: str, url: str) -> dict[str, str]:
-    """The login link as a display: clickable in JupyterLab, the URL itself for terminals and agents."""
+    """The login link as a display: clickable in JupyterLab, the URL itself for terminals and agents.
+
+    The URL comes from the server's authorization metadata: shown with any control or bidi character
+    escaped (a real URL has them percent-encoded), so it cannot drive the terminal showing it."""
+    url = neutral(url, one_line=True)
     href = html.escape(url, quote=True)
     return {
         "text/html": f'<p>MCP server <b>{html.escape(server)}</b> needs a login: <a href="{href}" target="_blank" rel="noopener">'

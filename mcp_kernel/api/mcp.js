@@ -8,19 +8,24 @@
   const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
   const api = ns.api;
-  const define = (obj, name, value) => $.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
+  const define = (obj, name, value) => $.defineProperty(obj, name, $.data(value));
+  // A catalog can arrive after any cell: what builds it is taken now, and its loops do not iterate
+  // (a cell may replace Array.prototype[Symbol.iterator]).
+  const ProxyC = Proxy;
+  const ownDescriptor = Reflect.getOwnPropertyDescriptor;
 
   /** A tool returned an error result, or its server failed. */
+  // (fields are put, not assigned: a setter or getter-only accessor on Object.prototype must not stop them)
   class ToolError extends Error {
     constructor(message, details = {}) {
       super(message);
-      this.name = "ToolError";
-      this.server = details.server;
-      this.tool = details.tool;
-      this.code = details.code;
+      $.put(this, "name", "ToolError");
+      $.put(this, "server", details.server);
+      $.put(this, "tool", details.tool);
+      $.put(this, "code", details.code);
       // shown once, before the message, where the error is rendered (the message stays the server's)
-      if (details.server && details.tool) this.context = `${details.server}.${details.tool}`;
-      if (details.data !== undefined) this.data = details.data;
+      if (details.server && details.tool) $.put(this, "context", `${details.server}.${details.tool}`);
+      if (details.data !== undefined) $.put(this, "data", details.data);
     }
   }
   define(globalThis, "ToolError", ToolError);
@@ -29,55 +34,84 @@
 
   function parseText(text) {
     const t = $.trim(text);
-    if (/^[[{"]/.test(t) || /^(-?\d|true$|false$|null$)/.test(t)) {
+    if ($.test(/^[[{"]/, t) || $.test(/^(-?\d|true$|false$|null$)/, t)) {
       try { return $.parse(t); } catch (_) { /* not JSON after all */ }
     }
-    return text;
+    const block = fencedJson(t);
+    return block === NOT_FENCED ? text : block;
   }
 
+  // A text that is exactly one fenced JSON block, after at most one line that introduces it (one
+  // ending in ":"), is that JSON: Chrome DevTools' evaluate_script answers "Script ran on page and
+  // returned:\n```json\n{…}\n```". `undefined` in the block (a page function returned nothing) is
+  // undefined. Prose around the block, a second block or a block that is not JSON keep the text.
+  const NOT_FENCED = { __proto__: null };
+  const FENCE_OPEN = /^(?:[^\n`]*:[ \t]*\r?\n)?```json[ \t]*\r?\n/; // anchored: reads the first two lines at most
+  function fencedJson(t) {
+    if (!$.endsWith(t, "\n```")) return NOT_FENCED; // most texts stop here, whatever their size
+    const open = $.exec(FENCE_OPEN, t);
+    if (open === null) return NOT_FENCED;
+    const body = $.trim($.slice(t, open[0].length, t.length - 3));
+    if (body === "undefined") return undefined;
+    try { return $.parse(body); } catch (_) { return NOT_FENCED; } // a second block inside is no JSON either
+  }
+
+  // A result's fields are read as its own: what a cell put on Object.prototype is no part of it.
+  const own = $.own;
   function contentItem(item) {
-    if (item && item.type === "text") return parseText(item.text);
+    if (item && own(item, "type") === "text") return parseText(own(item, "text"));
     return item; // image, audio, resource, resource_link: kept whole for display
   }
 
   /**
    * The useful value of an MCP tool result: `structuredContent` when present; otherwise a
-   * single text item (parsed as JSON when it is JSON); otherwise each content item, with image,
-   * audio and resource items kept as objects the display layer renders. Strings holding JSON are
-   * parsed. Anything else is returned unchanged.
+   * single text item (parsed as JSON when it is JSON, or when it is one fenced ```json block after
+   * at most one lead-in line ending in ":"); otherwise each content item, with image, audio and
+   * resource items kept as objects the display layer renders. Strings are read the same way.
+   * Anything else is returned unchanged.
    * @param {*} value a tool result (raw or not), or a string
    * @returns {*}
    */
   function unwrap(value) {
     if (typeof value === "string") return parseText(value);
     if (!value || typeof value !== "object" || $.isArray(value)) return value;
-    if (value.structuredContent !== undefined) return value.structuredContent;
-    if ($.isArray(value.content)) {
-      if (value.content.length === 0) return null;
-      if (value.content.length === 1) return contentItem(value.content[0]);
-      return $.map(value.content, contentItem);
+    if (own(value, "structuredContent") !== undefined) return own(value, "structuredContent");
+    const content = own(value, "content");
+    if ($.isArray(content)) {
+      if (content.length === 0) return null;
+      if (content.length === 1) return contentItem(content[0]);
+      return $.map(content, contentItem);
     }
     return value;
   }
   api.unwrap = unwrap;
 
-  function toolError(result, where) {
-    const texts = $.map($.filter((result.content || []), (c) => c.type === "text"), (c) => c.text);
+  /** What an error result (`isError`) says: its text items (also a planned call's outcome, plan.js). */
+  function toolErrorMessage(result) {
+    const texts = $.map($.filter((own(result, "content") || []), (c) => own(c, "type") === "text"), (c) => own(c, "text"));
     // The Python SDK prefixes every tool error with this; the server and tool are named anyway.
-    const text = $.replace($.join(texts, "\n"), /^Error executing tool [^:]+: /, "");
-    const message = text || "the tool reported an error";
-    const data = result.structuredContent;
-    return new ToolError(message, { server: where.server, tool: where.tool, code: "tool_error", data });
+    return $.replace($.join(texts, "\n"), /^Error executing tool [^:]+: /, "") || "the tool reported an error";
+  }
+  ns.toolErrorMessage = toolErrorMessage;
+
+  function toolError(result, where) {
+    const data = own(result, "structuredContent");
+    return new ToolError(toolErrorMessage(result), { server: where.server, tool: where.tool, code: "tool_error", data });
   }
 
   // ---- calls ------------------------------------------------------------------------------
 
   /** Where the value of a result sits, as the observed-shape docs name it (`value`: the result unwrapped). */
   function source(result, value) {
-    if (result.structuredContent !== undefined) return "structuredContent";
-    const items = result.content || [];
+    if (own(result, "structuredContent") !== undefined) return "structuredContent";
+    const items = own(result, "content") || [];
     // the text was parsed already (unwrap): parsing it again would hold a big value twice
-    if (items.length === 1 && items[0] && items[0].type === "text") return typeof value === "string" ? "text" : "json text";
+    if (items.length === 1 && items[0] && own(items[0], "type") === "text") {
+      const text = own(items[0], "text");
+      if (value === text) return "text";
+      if (typeof text === "string" && $.test(/```\s*$/, $.slice(text, -8))) return "fenced json"; // its tail only: a big text is not copied
+      return "json text";
+    }
     return items.length ? "content items" : null;
   }
 
@@ -96,15 +130,17 @@
     if (args === null || typeof args !== "object" || $.isArray(args)) {
       throw new TypeError(`${label} expects one argument object, like ${label}({ key: value }); got ${ns.inspect(args, { depth: 0 })}`);
     }
-    const opts = options || {};
+    const opts = options || { __proto__: null };
     // reply: {server, tool, observe, result} — result is the MCP CallToolResult as the server sent it
-    const reply = await ns.call("mcp.call", { target, args, raw: !!opts.raw, timeout: opts.timeout });
+    const answer = await ns.ask("mcp.call", { target, args, raw: !!opts.raw, timeout: opts.timeout });
+    const reply = answer.v;
+    if (own(reply, "planned") !== undefined) return $.box(reply.planned); // recorded by api.plan, not sent (plan.js)
     const result = reply.result;
-    if (result.isError) throw toolError(result, reply);
-    if (opts.raw && !reply.observe) return result; // a raw 50 MB text is not parsed for nothing
+    if (own(result, "isError")) throw ns.restack(toolError(result, reply), answer.site);
+    if (opts.raw && !reply.observe) return $.box(result); // a raw 50 MB text is not parsed for nothing
     const value = unwrap(result);
     if (reply.observe) observe(reply, result, value);
-    return opts.raw ? result : value;
+    return $.box(opts.raw ? result : value); // boxed: the value's `then` is looked up only where users get it (unboxed)
   }
 
   let catalog = { servers: [], tools: [], problems: [] };
@@ -118,7 +154,7 @@
 
   /** A target object whose unknown string keys become late-bound functions while `open()` says so. */
   function lateBound(target, make, open) {
-    return new Proxy(target, {
+    return new ProxyC(target, {
       get(obj, prop, receiver) {
         if (typeof prop === "symbol" || prop in obj || $.has(IGNORED, prop)) return $.reflectGet(obj, prop, receiver);
         return open() ? make(prop) : undefined;
@@ -128,7 +164,7 @@
 
   function toolFunction(target, label, description) {
     // tracked: a failing call nobody awaits is reported (engine/js/promises.js)
-    const fn = (args, options) => ns.tracked(invoke(target, label, args, options));
+    const fn = (args, options) => ns.toolCall(invoke(target, label, args, options), `${label}({…})`); // and a missing await is named (promises.js)
     define(fn, "name", label);
     if (description) define(fn, "__doc__", description);
     return fn;
@@ -137,11 +173,13 @@
   function serverNamespace(server) {
     const base = {};
     const qualified = server.name;
-    for (const t of $.filter(catalog.tools, (t) => t.server === qualified)) {
+    const mine = $.filter(catalog.tools, (t) => t.server === qualified);
+    for (let i = 0; i < mine.length; i++) {
+      const t = mine[i];
       base[t.toolSafe] = toolFunction({ server: t.server, tool: t.name }, `mcp.${server.safe}.${t.toolSafe}`, t.description);
       if (t.name !== t.toolSafe) define(base, t.name, base[t.toolSafe]); // mcp.srv["get-sum"]: the real name too, not listed
     }
-    const request = (method, ...args) => ns.call("mcp.request", { server: qualified, method, args });
+    const request = (method, ...args) => ns.ask("mcp.request", { server: qualified, method, args }); // boxed
     define(base, "resources", {
       /**
        * Watch a resource: `onUpdate({server, uri})` runs each time the server sends
@@ -150,7 +188,7 @@
        */
       subscribe: async (uri, onUpdate) => {
         if (typeof onUpdate !== "function") throw new TypeError(`mcp.${server.safe}.resources.subscribe(uri, onUpdate): onUpdate must be a function`);
-        const { id } = await ns.call("mcp.subscribe", { server: qualified, uri: $.String(uri) });
+        const { id } = (await ns.ask("mcp.subscribe", { server: qualified, uri: $.String(uri) })).v;
         $.mapSet(subscriptions, id, onUpdate);
         return {
           uri: $.String(uri),
@@ -161,22 +199,22 @@
         };
       },
       /** The server's resources: `[{uri, name, mimeType, description}]`. */
-      list: async () => (await request("list_resources")).resources,
+      list: async () => (await request("list_resources")).v.resources,
       /** Resource templates: `[{uriTemplate, name, …}]`. */
-      templates: async () => (await request("list_resource_templates")).resourceTemplates,
+      templates: async () => (await request("list_resource_templates")).v.resourceTemplates,
       /** A resource's contents: text (parsed when JSON), a blob item, or a list when several. */
       read: async (uri) => {
-        const contents = (await request("read_resource", $.String(uri))).contents || [];
+        const contents = (await request("read_resource", $.String(uri))).v.contents || [];
         const one = (c) => (typeof c.text === "string" ? parseText(c.text) : c);
         return contents.length === 1 ? one(contents[0]) : $.map(contents, one);
       },
     });
     define(base, "prompts", {
       /** The server's prompts: `[{name, description, arguments}]`. */
-      list: async () => (await request("list_prompts")).prompts,
+      list: async () => (await request("list_prompts")).v.prompts,
       /** A rendered prompt: `{description, messages}`. */
       get: async (name, args) => {
-        const r = await request("get_prompt", $.String(name), args || {});
+        const r = (await request("get_prompt", $.String(name), args || {})).v;
         return { description: r.description, messages: r.messages };
       },
     });
@@ -201,14 +239,22 @@
   function setCatalog(next) {
     catalog = next;
     const m = {};
-    for (const s of catalog.servers) m[s.safe] = serverNamespace(s);
-    define(m, "call", (name, args, options) => ns.tracked(invoke({ name: $.String(name) }, `mcp.call("${name}")`, args, options)));
+    for (let i = 0; i < catalog.servers.length; i++) m[catalog.servers[i].safe] = serverNamespace(catalog.servers[i]);
+    // mcp["chrome-devtools"]: a server's real name reaches its namespace too, unlisted (as tools' real names do)
+    for (let i = 0; i < catalog.servers.length; i++) {
+      const server = catalog.servers[i];
+      if (server.name !== server.safe && !(server.name in m)) define(m, server.name, m[server.safe]);
+    }
+    define(m, "call", (name, args, options) => ns.toolCall(invoke({ name: $.String(name) }, `mcp.call("${name}")`, args, options), `mcp.call(${$.stringify($.String(name))}, {…})`));
     const byName = {};
-    for (const t of catalog.tools) {
+    for (let i = 0; i < catalog.tools.length; i++) {
+      const t = catalog.tools[i];
       byName[t.qualified] = toolFunction({ server: t.server, tool: t.name }, `mcp.tools["${t.qualified}"]`, t.description);
       if (t.safe) byName[t.name] = toolFunction({ server: t.server, tool: t.name }, `mcp.tools["${t.name}"]`, t.description);
       // every other spelling of server.tool (real or JS name in each part) reaches the same tool, unlisted
-      for (const alias of [`${t.serverSafe}.${t.toolSafe}`, `${t.server}.${t.toolSafe}`, `${t.serverSafe}.${t.name}`, t.safe]) {
+      const aliases = [`${t.serverSafe}.${t.toolSafe}`, `${t.server}.${t.toolSafe}`, `${t.serverSafe}.${t.name}`, t.safe];
+      for (let a = 0; a < aliases.length; a++) {
+        const alias = aliases[a];
         if (alias && !(alias in byName)) define(byName, alias, byName[t.qualified]);
       }
       // a name several servers have: calling it says which to pick
@@ -217,30 +263,33 @@
     define(m, "tools", lateBound(byName, (prop) => toolFunction({ name: prop }, `mcp.tools["${prop}"]`), undecided));
     define(m, "servers", () => api.servers());
     const t = {};
-    for (const entry of catalog.tools) {
+    for (let i = 0; i < catalog.tools.length; i++) {
+      const entry = catalog.tools[i];
       if (entry.safe) t[entry.safe] = toolFunction({ server: entry.server, tool: entry.name }, `tools.${entry.safe}`, entry.description);
     }
     // a name several servers have exists too (typeof says "function"); calling it says which to pick
-    for (const entry of catalog.tools) {
+    for (let i = 0; i < catalog.tools.length; i++) {
+      const entry = catalog.tools[i];
       if (!entry.safe && !(entry.toolSafe in t)) define(t, entry.toolSafe, toolFunction({ name: entry.name }, `tools.${entry.toolSafe}`));
     }
     // the mcp-scripting skill's contract: data is the raw CallToolResult, a failure is a value
     define(t, "call", async (path, args, options) => {
       try {
-        return { ok: true, data: await invoke({ name: $.String(path) }, `tools.call("${path}")`, args, { ...options, raw: true }) };
+        return { ok: true, data: (await $.pinned(invoke({ name: $.String(path) }, `tools.call("${path}")`, args, { ...options, raw: true }))).v };
       } catch (e) {
         return { ok: false, error: { code: e.code || e.name || "Error", message: $.String(e.message) } };
       }
     });
     const reserved = ns.toolsReserved || {}; // tools.search, tools.describe (agent.js)
-    for (const k of $.keys(reserved)) define(t, k, reserved[k]);
+    const names = $.keys(reserved);
+    for (let i = 0; i < names.length; i++) define(t, names[i], reserved[names[i]]);
     mcpTarget = m;
     toolsTarget = t;
   }
 
   // Stable global objects that always reflect the latest snapshot.
   function forwarding(getTarget, make) {
-    return new Proxy({}, {
+    return new ProxyC({}, {
       get(_, prop) {
         const target = getTarget();
         if (typeof prop === "symbol" || prop in target || $.has(IGNORED, prop)) return $.reflectGet(target, prop);
@@ -249,7 +298,7 @@
       has: (_, prop) => prop in getTarget(),
       ownKeys: () => $.ownKeys(getTarget()),
       getOwnPropertyDescriptor: (_, prop) => {
-        const d = Reflect.getOwnPropertyDescriptor(getTarget(), prop);
+        const d = ownDescriptor(getTarget(), prop);
         if (d) d.configurable = true;
         return d;
       },
@@ -273,11 +322,14 @@
    * @param {{timeout?: number, raw?: boolean}} [options] `raw: true` returns the whole MCP result
    * @returns {Promise<*>}
    */
-  api.callTool = (server, tool, args, options) => ns.tracked(invoke({ server: $.String(server), tool: $.String(tool) }, `api.callTool("${server}", "${tool}")`, args, options));
+  api.callTool = (server, tool, args, options) => ns.toolCall(
+    invoke({ server: $.String(server), tool: $.String(tool) }, `api.callTool("${server}", "${tool}")`, args, options),
+    `api.callTool(${$.stringify($.String(server))}, ${$.stringify($.String(tool))}, {…})`,
+  );
   /**
-   * Each server: name, transport, state, tool count, config source, last error. `{wait: true}` waits for starting servers.
+   * Each server: name, transport, state, tool count, config source, MCP protocol revision, last error. `{wait: true}` waits for starting servers.
    * @param {{wait?: boolean}} [options]
-   * @returns {Promise<{name: string, transport: string, state: string, tools: number | null, source: string, description?: string, lastError: string | null, [key: string]: unknown}[]>}
+   * @returns {Promise<{name: string, transport: string, state: string, tools: number | null, source: string, description?: string, protocol: string | null, lastError: string | null, [key: string]: unknown}[]>}
    */
   api.servers = (options) => ns.call("api.servers", options || {});
   /**
@@ -312,7 +364,7 @@
   api.serverLog = (name, options) => ns.call("api.serverLog", { name: $.String(name), lines: (options || {}).lines });
   /**
    * Ask a server to send log messages from `level` up (MCP `logging/setLevel`). They go to
-   * `api.serverLog(server)` and, up to a limit, to the running cell's stderr. Kept across reconnects;
+   * `api.serverLog(server)` (a cell's stderr names only a server's first error). Kept across reconnects;
    * the config's `"log_level"` sets it at start.
    * @param {string} server
    * @param {"debug"|"info"|"notice"|"warning"|"error"|"critical"|"alert"|"emergency"} level
@@ -321,16 +373,17 @@
   api.setLogLevel = (server, level) => ns.call("api.setLogLevel", { server: $.String(server), level });
   /**
    * Offer other folders as the client's roots to a server (relative paths: from the kernel's
-   * folder) and tell it with `notifications/roots/list_changed`. By default each server gets the
-   * kernel's working folder; the config's `"roots"` (a list, or `false` for none) sets them at start.
+   * folder) and tell it with `notifications/roots/list_changed`. Only a server whose config lists
+   * `"roots"` has them (the capability is fixed at start); by default a server is offered none, so
+   * it keeps the scope it was started with.
    * @param {string} server
    * @param {string[]} paths
    * @returns {Promise<{server: string, roots: string[]}>}
    */
   api.setRoots = (server, paths) => ns.call("api.setRoots", { server: $.String(server), paths });
   /**
-   * The tool calls made by this cell so far: server, tool, ok, duration.
-   * @returns {Promise<{server: string, tool: string, ok: boolean, ms: number, bytesIn: number, bytesOut: number, error: string | null}[]>}
+   * The tool calls made by this cell so far: server, tool, ok, duration (a call still running: `ok: null, unfinished: true`).
+   * @returns {Promise<{server: string, tool: string, ok: boolean | null, ms: number | null, bytesIn: number, bytesOut: number, error: string | null, unfinished?: boolean}[]>}
    */
   api.calls = () => ns.call("api.calls", {});
 })();

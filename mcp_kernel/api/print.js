@@ -26,11 +26,14 @@
   api.project = function project(value, projection) {
     const notes = [];
     const out = ns.project(value, projection, notes);
-    for (const note of notes) ns.hint(`api.project: ${note}`);
+    for (let i = 0; i < notes.length; i++) ns.hint(`api.project: ${notes[i]}`);
     return out;
   };
 
-  const hidden = (obj) => $.defineProperty(obj, $.symbolFor("Jupyter.display"), { value: () => null, enumerable: false });
+  // As a cell's result the envelope adds nothing to a notebook (it is shown already); a step client
+  // gets the view as the step's answer, and is told which display it was, not to repeat it.
+  const answer = (env, shown) => $.defineProperty(env, $.symbolFor("Jupyter.display"), $.data(() => ns.view.stepKeys(env, shown)));
+  let prints = 0;
 
   /**
    * Show a compact view of a value and return the envelope an agent reads. Never changes the
@@ -41,13 +44,26 @@
    * @returns {Promise<{ok: true, value: *, chars: number, cut: boolean, omitted?: string[], artifact?: object}
    *   | {ok: false, error: "ResultTooLarge", chars: number, maxChars: number, largeFields: object[], hint: object, artifact?: object}>}
    */
-  api.print = async function print(value, options = {}) {
-    const notes = [];
-    const env = await ns.view.shaped(value, options, notes);
-    for (const note of notes) ns.hint(`api.print: projection ${note}`);
-    ns.display(ns.view.bundle(env), { "application/json": { expanded: false } }, null, false);
-    return hidden(env); // already shown: as a cell result it adds nothing
+  const NONE = $.freeze({ __proto__: null }); // default options: nothing inherited is read as one
+  api.print = async function print(value, options = NONE) {
+    return (await $.pinned(show(value, options))).v;
   };
+
+  // Values of the runtime's own with a compact form to show (a plan: its summary, not every call; plan.js).
+  const compactForms = new WeakMap();
+  ns.compactForm = (value, form) => $.set(compactForms, value, form);
+
+  /** api.print's work, its envelope boxed: emit waits for it, whatever `then` a cell put on objects. */
+  async function show(value, options) {
+    const compact = value !== null && typeof value === "object" ? $.get(compactForms, value) : undefined;
+    if (compact !== undefined) value = compact();
+    const notes = [];
+    const env = (await $.pinned(ns.view.shaped(value, options, notes))).v;
+    for (let i = 0; i < notes.length; i++) ns.hint(`api.print: projection ${notes[i]}`);
+    const shown = `mcp2repl-print-${++prints}`;
+    ns.display(ns.view.bundle(env), { "application/json": { expanded: false } }, shown, false);
+    return $.box(answer(env, shown));
+  }
 
   /**
    * Show a value now, before the cell's result (same view as api.print); returns nothing.
@@ -55,8 +71,8 @@
    * @param {{projection?: object|true, maxChars?: number, fit?: boolean, artifactName?: string}} [options]
    * @returns {void}
    */
-  const emit = (value, options = {}) => {
-    ns.hold(api.print(value, options));
+  const emit = (value, options = NONE) => {
+    ns.hold(show(value, options));
     return undefined;
   };
   api.emit = emit;

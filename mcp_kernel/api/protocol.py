@@ -75,7 +75,7 @@ class ProtocolApi:
         caps = conn.capabilities.resources if conn.capabilities is not None else None
         if caps is None or not caps.subscribe:
             raise BridgeError("ToolError", f'"{conn.name}" does not offer resource subscriptions (its resources capability has no "subscribe")')
-        await self._run(conn.name, conn.request("subscribe_resource", uri))
+        await self._run(conn.name, conn.subscribe(uri))
         sub_id = next(self._ids)
         self.subscriptions[sub_id] = Subscription(conn.name, uri, ctx.cell)
         return {"id": sub_id}
@@ -84,11 +84,10 @@ class ProtocolApi:
         sub = self.subscriptions.pop(int(params["id"]), None)
         if sub is None:
             return False
-        still = any(s.server == sub.server and s.uri == sub.uri for s in self.subscriptions.values())
         manager = await self.servers.get()
         conn = manager.find_server(sub.server)
-        if not still and conn is not None and conn.state == "ready":
-            await self._run(conn.name, conn.request("unsubscribe_resource", sub.uri))
+        if conn is not None:  # a disconnected server only forgets it (it is not told again after a reconnect)
+            await self._run(conn.name, conn.unsubscribe(sub.uri))
         return True
 
     def updated(self, server: str, uri: str) -> None:

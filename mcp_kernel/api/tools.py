@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -21,20 +21,24 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..display.calltrace import CellTrace
 from ..engine import BridgeError, CallContext, Engine, JsonPieces, JsonText
+from ..engine.errors import show_server_text
+from ..servers.approval import approval
 from ..servers.authspec import login_advice
 from ..servers.catalog import ToolLookupError
 from ..servers.config import problems_note
+from ..servers.secrets import Redactor
+from ..servers.shown import neutral
 from ..servers.spec import ServerSpec, parse_spec
+from .approvals import Ask, Elsewhere, Gate
+from .plans import Plans
 from .result_json import result_json
+from .transfer import TransferBudget
 
 if TYPE_CHECKING:
     from ..servers.connection import ServerConnection
     from ..servers.manager import ServerManager
 
 Traces = Callable[[str], CellTrace | None]
-
-
-Ask = Callable[[str], Awaitable[str]]  # a question for the person at the notebook; their answer
 
 
 @dataclass
@@ -98,17 +102,23 @@ class ToolsApi:
         redact: Callable[[str], str],
         limits: Limits | None = None,
         asker: Callable[[str], Ask | None] = lambda cell: None,
+        masks: Redactor | None = None,
+        elsewhere: Elsewhere | None = None,
     ) -> None:
         self.servers = servers
         self.traces = traces
         self.base_dir = base_dir
         self.policy = policy
         self.redact = redact  # configured secrets never reach JS in messages, states or logs
+        self.masks = masks  # ... nor in answers: masked on their JSON text, before V8 parses it
         self.limits = limits or Limits()
+        self.transfer = TransferBudget(self.limits.transfer_budget)  # tool results, resources, prompts; late calls too
         self.asker = asker  # the running cell's way to ask the person (None: nobody can answer)
-        self._asking = asyncio.Lock()
+        self.gate = Gate(asker, redact, elsewhere)  # approvals: y/n/a/s, plans (approvals.py)
+        self.plans = Plans(self)  # api.plan: the recorded calls live here, never in JS (plans.py)
 
     def register(self, engine: Engine) -> None:
+        show_server_text(neutral)  # a ToolError's text reaches tracebacks (and terminals) escaped
         handlers = {
             "mcp.call": self.call,
             "mcp.request": self.request,
@@ -118,57 +128,87 @@ class ToolsApi:
             "api.serverLog": self.server_log,
             "api.calls": self.calls,
         }
+        handlers |= self.plans.handlers()
         for name, handler in handlers.items():
             engine.register(name, self._masking(handler))
         engine.register_note("mcp.observed", self.observed)
 
     def _masking(self, handler: Any) -> Any:
-        """Errors of a handler reach JS with configured secrets masked (a 401 naming a URL with a token…)."""
+        """Answers and errors of a handler reach JS with configured secrets masked (a tool echoing a
+        token, a 401 naming a URL with one): once in V8, a string can be split, reversed or
+        base64-encoded past any mask on the way out."""
 
         async def run(params: Any, ctx: CallContext) -> Any:
             try:
-                return await handler(params, ctx)
+                answer = await handler(params, ctx)
             except BridgeError as exc:
                 raise BridgeError(exc.name, self.redact(exc.message), **{k: self.redact(v) for k, v in exc.extra.items()}) from None
+            masks = self.masks
+            if not masks or answer is None:
+                return answer
+            if isinstance(answer, JsonText):
+                return JsonText(masks.json_text(answer))
+            if isinstance(answer, JsonPieces):
+                return JsonPieces(tuple(map(masks.json_text, answer.pieces)), tuple((path, masks.string(text)) for path, text in answer.texts))
+            return masks.data(answer)
 
         return run
 
     # ---- tool calls ---------------------------------------------------------------------------
 
     async def call(self, params: dict[str, Any], ctx: CallContext) -> Any:
+        """``mcp.call``: every JS naming form of a tool call ends here, so the approval gate is here."""
+        entry, args, spec = await self.resolve(params["target"], params.get("args"), ctx.cell)
+        verdict = approval(entry.tool, spec, self.policy().confirm_destructive)
+        if verdict.writes and (planned := self.plans.record(ctx.cell, entry, args)) is not None:
+            return JsonText(json.dumps({"server": entry.server, "tool": entry.name, "observe": False, "planned": planned}))
+        if verdict.needed:
+            await self.gate.check(entry, args, ctx.cell, self.traces(ctx.cell))
+        pieces, _ = await self.send(entry, args, ctx.cell, params.get("timeout"), bool(params.get("raw")))
+        return pieces
+
+    def approval_of(self, entry: Any) -> str:
+        """Whether calls of ``entry`` need approval and why, in one line (api.describeTool, tools.describe)."""
+        manager = self.servers.loaded
+        conn = manager.connections.get(entry.server) if manager else None
+        return approval(entry.tool, conn.spec, self.policy().confirm_destructive).why if conn else "unknown: its server is gone"
+
+    async def resolve(self, target: dict[str, Any], args: Any, cell: str) -> tuple[Any, dict[str, Any], ServerSpec]:
+        """The catalog entry a call target names (its server started first), its checked arguments, its server's spec."""
         manager = await self.servers.get()
-        mcp_error, unavailable, request_timeout, _ = _sdk()
-        target = params["target"]
+        unavailable = _sdk()[1]
         named = _named_server(manager, target)
         if named is not None and named.state != "ready":
             try:  # a server that failed or crashed: (re)start it, or say why it cannot run
                 await named.wait_ready()
             except unavailable as exc:
                 if named.state == "needs_login":  # an interactive cell was shown the link; here nobody could be
-                    text = login_advice(named.name, headless=self.asker(ctx.cell) is None)
+                    text = login_advice(named.name, headless=self.asker(cell) is None)
                     raise BridgeError("ToolError", text, server=named.name, code="needs_login") from None
                 raise BridgeError("ToolError", str(exc), server=named.name, code="server_unavailable") from None
         try:
             entry = await manager.resolve(target)
         except ToolLookupError as exc:
             raise BridgeError("TypeError", str(exc) + problems_note(self.policy().problems)) from None
-        args = params.get("args")
         if args is None:
             args = {}
         try:
             manager.catalog.check_arguments(entry, args)
         except ValueError as exc:
             raise BridgeError("TypeError", str(exc), server=entry.server, tool=entry.name) from None
+        return entry, args, manager.connections[entry.server].spec
 
-        await self._confirm(entry, manager.connections[entry.server].spec, args, ctx.cell)
-        trace = self.traces(ctx.cell)
+    async def send(self, entry: Any, args: dict[str, Any], cell: str, timeout: float | None = None, raw: bool = False) -> tuple[JsonPieces, bool]:
+        """Send one call that passed the gate (recorded in the cell's trace); its reply, and whether the tool reported an error."""
+        manager = await self.servers.get()
+        mcp_error, unavailable, request_timeout, _ = _sdk()
+        trace = self.traces(cell)
         record = trace.begin(entry.server, entry.name, len(json.dumps(args))) if trace else None
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
-            if trace and record:
-                trace.progress(record, done, total, message)
+            if trace and record:  # the server's message reaches a person: escaped
+                trace.progress(record, done, total, None if message is None else neutral(message, one_line=True))
 
-        timeout = params.get("timeout")
         try:
             result = await manager.call_tool(entry, args, timeout=timeout, progress=progress)
         except unavailable as exc:
@@ -196,21 +236,17 @@ class ToolsApi:
                 trace.end(record, False, error="cancelled")
             raise
         # structuredContent and its text copy are the same data: send it once unless asked for all
-        lean = result.structured_content is not None and not params.get("raw") and not result.is_error
+        lean = result.structured_content is not None and not raw and not result.is_error
         body, texts = result_json(result, lean)
         is_error = bool(result.is_error)
         del result  # a 50 MB result must not be held twice
         size = len(body) + sum(len(text) for _, text in texts)
-        received = (trace.received() if trace else 0) + size
-        if received > self.limits.transfer_budget:
+        if problem := self.transfer.charge(cell, size, ended=trace is None):
             if trace and record:
                 trace.end(record, False, bytes_in=size, error="intermediate_result_too_large")
-            mib = self.limits.transfer_budget / (1 << 20)
             raise BridgeError(
                 "ToolError",
-                f"this result ({size / (1 << 20):.1f} MiB) takes the cell's tool results to "
-                f"{received / (1 << 20):.1f} MiB, past the transfer budget of {mib:g} MiB per cell. Ask the tool for less "
-                "(paging, filters, fewer fields), or raise the budget with MCP2REPL_TRANSFER_BUDGET_MB.",
+                problem,
                 server=entry.server,
                 tool=entry.name,
                 code="intermediate_result_too_large",
@@ -219,39 +255,8 @@ class ToolsApi:
         if trace and record:
             trace.end(record, not is_error, bytes_in=size, error=None if not is_error else "tool_error")
         observe = not is_error and manager.observed.want((entry.server, entry.name))
-        return JsonPieces((_reply_head(entry.server, entry.name, observe), body, "}"), tuple((["result", *path], text) for path, text in texts))
-
-    async def _confirm(self, entry: Any, spec: ServerSpec, args: dict[str, Any], cell: str) -> None:
-        """The approval gate: ask before a tool annotated destructiveHint runs, if the config says so."""
-        annotations = entry.tool.annotations
-        if not (annotations is not None and annotations.destructive_hint is True):
-            return
-        confirm = spec.confirm_destructive if spec.confirm_destructive is not None else self.policy().confirm_destructive
-        if not confirm or entry.name in spec.allow_destructive:
-            return
-        ask = self.asker(cell)
-        if ask is None:
-            raise BridgeError(
-                "ToolError",
-                f"{entry.qualified} may change or delete data, and this session asks before running such tools, but nobody can "
-                f'answer here (no stdin: papermill, nbclient, --json). To run it unattended, list it in the server\'s "allow_destructive".',
-                server=entry.server,
-                tool=entry.name,
-                code="confirmation_required",
-            )
-        shown = json.dumps(args, ensure_ascii=False)
-        prompt = f"Run {entry.qualified}({shown if len(shown) <= 200 else shown[:199] + '…'}), which may change or delete data? [y/N] "
-        async with self._asking:  # one question at a time
-            answer = await ask(self.redact(prompt))
-        if answer.strip().lower() not in ("y", "yes"):
-            raise BridgeError(
-                "ToolError",
-                "not run (declined at the prompt)",
-                server=entry.server,
-                tool=entry.name,
-                code="declined",
-                context=entry.qualified,
-            )
+        head = _reply_head(entry.server, entry.name, observe)
+        return JsonPieces((head, body, "}"), tuple((["result", *path], text) for path, text in texts)), is_error
 
     def observed(self, params: dict[str, Any], ctx: CallContext) -> None:
         """A sampled result value from mcp.js: its shape documents the tool's return type."""
@@ -275,7 +280,11 @@ class ToolsApi:
         except mcp_error as exc:
             error = exc.error  # type: ignore[attr-defined]
             raise BridgeError("ToolError", f"{conn.name}: {error.message}", server=conn.name, code=str(error.code)) from None
-        return JsonText(result.model_dump_json(by_alias=True, exclude_none=True))
+        text = result.model_dump_json(by_alias=True, exclude_none=True)
+        del result  # a 64 MB resource must not be held twice
+        if problem := self.transfer.charge(ctx.cell, len(text), ended=self.traces(ctx.cell) is None):
+            raise BridgeError("ToolError", f"{conn.name}: {problem}", server=conn.name, code="intermediate_result_too_large")
+        return JsonText(text)
 
     async def list_servers(self, params: Any, ctx: CallContext) -> Any:
         manager = await self.servers.get()
@@ -290,6 +299,7 @@ class ToolsApi:
                 "source": manager.source if c.name in manager.configured else "api.connect",
                 "description": c.spec.description,
                 "server": c.server_info.name if c.server_info else None,
+                "protocol": c.protocol,
                 "lastError": self.redact(c.last_error) if c.last_error else None,
             }
             for c in manager.connections.values()
@@ -307,6 +317,7 @@ class ToolsApi:
                 "source": policy.source,
                 "description": None,
                 "server": None,
+                "protocol": None,
                 "lastError": self.redact(problem),
             }
             for problem in policy.problems

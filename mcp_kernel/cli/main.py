@@ -1,24 +1,48 @@
 """The ``mcp2repl`` command line.
 
 ``mcp2repl run NOTEBOOK`` executes a notebook headless on the mcp2repl kernel (the README's
-main job and a papermill-free batch runner, in :mod:`mcp_kernel.cli.run`). Everything else is the
+main job and a papermill-free batch runner, in :mod:`mcp_kernel.cli.run`); ``mcp2repl serve`` is
+the kernel as an MCP server (:mod:`mcp_kernel.cli.serve`); ``mcp2repl lab`` is JupyterLab on the
+sessions' kernels (:mod:`mcp_kernel.cli.lab`). Everything else is the
 agent command (cli/agent.py): ``-e CODE``, ``--file``, ``--session NAME``, ``mcp2repl sessions``…
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from mcp_kernel.cli.run import run, seconds
+#: Exit status of a command stopped by Ctrl-C (as for a step that was interrupted).
+INTERRUPTED = 3
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] != ["run"]:  # the agent command: -e, --file, --session, sessions… (cli/agent.py)
-        from mcp_kernel.cli.agent import main as agent_main
+    """Everything is imported lazily, inside the guard: on a loaded machine start-up takes seconds,
+    and a Ctrl-C during it must end the command with one line, not an import traceback."""
+    try:
+        argv = sys.argv[1:] if argv is None else argv
+        if argv[:1] == ["serve"]:  # the kernel as an MCP server (cli/serve.py, mcp_kernel/serve)
+            from mcp_kernel.cli.serve import main as serve_main
 
-        return agent_main(argv)
+            return serve_main(argv[1:])
+        if argv[:1] == ["lab"]:  # JupyterLab with this folder's sessions as running kernels (cli/lab.py)
+            from mcp_kernel.cli.lab import main as lab_main
+
+            return lab_main(argv[1:])
+        if argv[:1] != ["run"]:  # the agent command: -e, --file, --session, sessions… (cli/agent.py)
+            from mcp_kernel.cli.agent import main as agent_main
+
+            return agent_main(argv)
+        return _run_notebook(argv)
+    except KeyboardInterrupt:
+        print("mcp2repl: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _run_notebook(argv: list[str]) -> int:
+    import argparse
+
+    from mcp_kernel.cli.run import run, seconds
+
     parser = argparse.ArgumentParser(prog="mcp2repl", description="JavaScript with MCP tools, in Jupyter.")
     sub = parser.add_subparsers(dest="command", required=True)
     cmd = sub.add_parser(

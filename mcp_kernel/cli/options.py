@@ -14,7 +14,8 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import NoReturn
+from pathlib import Path
+from typing import Any, NoReturn
 
 USAGE = 2
 TRUE = frozenset({"1", "true", "yes", "on"})
@@ -26,9 +27,11 @@ Exit status: 0 ok, 1 the program threw, 2 usage or config error, 3 timeout or in
 
 EPILOG = """\
 environment (flags override): MCP2REPL_CONFIG, MCP2REPL_SERVER, MCP2REPL_PROFILE, MCP2REPL_SESSION,
-MCP2REPL_JSON, MCP2REPL_QUIET, MCP2REPL_TIMEOUT, MCP2REPL_MAX_OUTPUT_CHARS, MCP2REPL_ARTIFACT_DIR,
+MCP2REPL_JSON, MCP2REPL_TRACE, MCP2REPL_QUIET, MCP2REPL_TIMEOUT, MCP2REPL_MAX_OUTPUT_CHARS, MCP2REPL_ARTIFACT_DIR,
 MCP2REPL_IDLE_TIMEOUT, MCP2REPL_GATEWAY, MCP2REPL_GATEWAY_TOKEN.
-other commands: mcp2repl sessions [--json]; mcp2repl run NOTEBOOK.ipynb [-o OUT]"""
+other commands: mcp2repl sessions [--json]; mcp2repl sessions export NAME [-o FILE] [--parameters] [--keep-errors];
+mcp2repl sessions plans|approve|reject NAME [ID]; mcp2repl run NOTEBOOK.ipynb [-o OUT]; mcp2repl serve [--http PORT] (an MCP server);
+mcp2repl lab [ARGS] (JupyterLab on the sessions)"""
 
 
 class UsageError(Exception):
@@ -38,6 +41,33 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, as wide as argparse makes it, without importing shutil to know how wide.
+
+    argparse builds a formatter for every ``add_argument`` and sizes it with
+    ``shutil.get_terminal_size()``: shutil (and the bz2 and lzma it imports) cost a warm step from
+    the shell ~10 ms on every step, for a width that only ``--help`` uses.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size().columns`` says it: $COLUMNS, else stdout's terminal, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return columns
 
 
 @dataclass
@@ -53,6 +83,7 @@ class Options:
     library: str | None = None
     limit: int = 6
     json: bool = False
+    trace: bool = False
     quiet: bool = False
     timeout: float | None = None
     max_output_chars: int | None = None
@@ -64,24 +95,78 @@ class Options:
     gateway: str | None = None
 
 
+def make_parser(prog: str, description: str, epilog: str) -> argparse.ArgumentParser:
+    """A parser whose errors are UsageError (one line, exit status 2), for every mcp2repl command."""
+    return _Parser(prog=prog, description=description, epilog=epilog, formatter_class=_Formatter)
+
+
+def add_server_options(p: argparse.ArgumentParser) -> None:
+    """--config, --server, --profile: which MCP servers a session has (mcp2repl and mcp2repl serve)."""
+    servers = p.add_argument_group("MCP servers")
+    servers.add_argument("--config", metavar="FILE", help="MCP server config file (else mcp2repl.json/.mcp.json/mcp.json here)")
+    servers.add_argument("--server", metavar="NAME", help="use only this server of the config")
+    servers.add_argument("--profile", metavar="NAME", help="the config's preset to use")
+
+
+def add_limit_options(group: argparse._ArgumentGroup, timeout_help: str = "interrupt the program after this long (exit 3)") -> None:
+    """--timeout, --max-output-chars, --artifact-dir: a step's limits and where its artifacts go."""
+    group.add_argument("--timeout", metavar="SECONDS", help=timeout_help)
+    group.add_argument("--max-output-chars", metavar="N", help="largest result shown; bigger ones are fitted and saved as artifacts")
+    group.add_argument("--artifact-dir", metavar="DIR", help="where artifacts go (default .mcp2repl/artifacts)")
+
+
+def servers_from(ns: argparse.Namespace, env: dict[str, str] | os._Environ[str]) -> dict[str, str | None]:
+    """The server options, flags first, then MCP2REPL_CONFIG / _SERVER / _PROFILE."""
+    return {
+        "config": ns.config or env.get("MCP2REPL_CONFIG") or None,
+        "server": ns.server or env.get("MCP2REPL_SERVER") or None,
+        "profile": ns.profile or env.get("MCP2REPL_PROFILE") or None,
+    }
+
+
+def check_config(path: str | None, where: str, cwd: Path | None = None) -> None:
+    """A config file named on the command line (or MCP2REPL_CONFIG) that cannot be read: one line, before anything starts."""
+    if path is None:
+        return
+    full = (cwd or Path.cwd()) / Path(path).expanduser()
+    problem = "no such file" if not full.exists() else "is a folder, not a file" if full.is_dir() else None
+    if problem is None and not os.access(full, os.R_OK):
+        problem = "cannot be read (permission denied)"
+    if problem:
+        raise UsageError(f"{where} {path}: {problem}")
+
+
+def limits_from(ns: argparse.Namespace, env: dict[str, str] | os._Environ[str], idle: bool = False) -> dict[str, Any]:
+    """The limits, flags first, then MCP2REPL_TIMEOUT / _MAX_OUTPUT_CHARS / _ARTIFACT_DIR (raises UsageError).
+
+    ``idle``: only ``idle_timeout`` (--idle-timeout, MCP2REPL_IDLE_TIMEOUT; None when neither is given).
+    """
+    if idle:
+        return {"idle_timeout": _number("--idle-timeout", ns.idle_timeout, "MCP2REPL_IDLE_TIMEOUT", env, float) or None}
+    chars = _number("--max-output-chars", ns.max_output_chars, "MCP2REPL_MAX_OUTPUT_CHARS", env, int)
+    if chars is not None and chars < 200:
+        raise UsageError(f"--max-output-chars must be at least 200, not {chars}")
+    return {
+        "timeout": _number("--timeout", ns.timeout, "MCP2REPL_TIMEOUT", env, float) or None,
+        "max_output_chars": chars,
+        "artifact_dir": ns.artifact_dir or env.get("MCP2REPL_ARTIFACT_DIR") or None,
+    }
+
+
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="mcp2repl", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = make_parser("mcp2repl", DESCRIPTION, EPILOG)
     run = p.add_argument_group("what to run")
     run.add_argument("-e", "--eval", action="append", metavar="CODE", help="JavaScript to run (repeatable: lines joined; '-' reads stdin)")
     run.add_argument("-f", "--file", metavar="PATH", help="run a JavaScript file")
     run.add_argument("--load", action="append", metavar="PATH", help="install the helpers of a .js file first (read here, repeatable)")
     run.add_argument("--library", metavar="QUERY", help="print generated TypeScript docs of the tools matching QUERY, run no code")
     run.add_argument("--limit", type=int, metavar="N", help="how many docs --library prints (default 6)")
-    servers = p.add_argument_group("MCP servers")
-    servers.add_argument("--config", metavar="FILE", help="MCP server config file (else mcp2repl.json/.mcp.json/mcp.json here)")
-    servers.add_argument("--server", metavar="NAME", help="use only this server of the config")
-    servers.add_argument("--profile", metavar="NAME", help="the config's preset to use")
+    add_server_options(p)
     out = p.add_argument_group("output and limits")
-    out.add_argument("--json", action="store_true", default=None, help="print one JSON envelope {ok, value|error, stdout, stderr, …}")
+    out.add_argument("--json", action="store_true", default=None, help="print one JSON envelope {ok, value|text|error, …}")
+    out.add_argument("--trace", action="store_true", default=None, help="with --json: the step's tool calls, with timings, and elapsed_ms")
     out.add_argument("--quiet", action="store_true", default=None, help="no mcp2repl notices on stderr (the program's output stays)")
-    out.add_argument("--timeout", metavar="SECONDS", help="interrupt the program after this long (exit 3)")
-    out.add_argument("--max-output-chars", metavar="N", help="largest result shown; bigger ones are fitted and saved as artifacts")
-    out.add_argument("--artifact-dir", metavar="DIR", help="where artifacts go (default .mcp2repl/artifacts)")
+    add_limit_options(out)
     ses = p.add_argument_group("sessions")
     ses.add_argument("--session", metavar="NAME", help="run the step in this persistent session (started on first use)")
     ses.add_argument("--restart", action="store_true", help="start the session afresh (its state is dropped), e.g. after its kernel died")
@@ -98,20 +183,14 @@ def parse(argv: list[str], environ: dict[str, str] | None = None) -> Options:
     o = Options()
     o.eval = ns.eval or []
     o.file, o.load, o.library = ns.file, ns.load or [], ns.library
-    o.config = ns.config or env.get("MCP2REPL_CONFIG") or None
-    o.server = ns.server or env.get("MCP2REPL_SERVER") or None
-    o.profile = ns.profile or env.get("MCP2REPL_PROFILE") or None
+    o.config, o.server, o.profile = servers_from(ns, env).values()
     o.session = ns.session or env.get("MCP2REPL_SESSION") or None
     o.gateway = ns.gateway or env.get("MCP2REPL_GATEWAY") or None
     o.json = ns.json if ns.json is not None else env.get("MCP2REPL_JSON", "").strip().lower() in TRUE
+    o.trace = ns.trace if ns.trace is not None else env.get("MCP2REPL_TRACE", "").strip().lower() in TRUE
     o.quiet = ns.quiet if ns.quiet is not None else env.get("MCP2REPL_QUIET", "").strip().lower() in TRUE
-    o.timeout = _number("--timeout", ns.timeout, "MCP2REPL_TIMEOUT", env, float) or None
-    chars = _number("--max-output-chars", ns.max_output_chars, "MCP2REPL_MAX_OUTPUT_CHARS", env, int)
-    if chars is not None and chars < 200:
-        raise UsageError(f"--max-output-chars must be at least 200, not {chars}")
-    o.max_output_chars = chars
-    o.idle_timeout = _number("--idle-timeout", ns.idle_timeout, "MCP2REPL_IDLE_TIMEOUT", env, float) or 3600.0
-    o.artifact_dir = ns.artifact_dir or env.get("MCP2REPL_ARTIFACT_DIR") or None
+    o.timeout, o.max_output_chars, o.artifact_dir = limits_from(ns, env).values()
+    o.idle_timeout = limits_from(ns, env, idle=True)["idle_timeout"] or 3600.0
     if ns.limit is not None and ns.limit < 1:
         raise UsageError(f"--limit must be 1 or more, not {ns.limit}")
     o.limit = ns.limit or 6
@@ -122,6 +201,8 @@ def parse(argv: list[str], environ: dict[str, str] | None = None) -> Options:
         if not o.session:
             raise UsageError("--stop needs a session name (--stop NAME, --session NAME or MCP2REPL_SESSION)")
     _check(o)
+    if not o.stop:
+        check_config(o.config, "--config" if ns.config else "MCP2REPL_CONFIG")
     return o
 
 
@@ -165,19 +246,29 @@ def program(o: Options) -> str:
             raise UsageError(f"--file {o.file}: {exc.strerror}") from None
         except UnicodeDecodeError:
             raise UsageError(f"--file {o.file}: not UTF-8 text") from None
-    parts = [sys.stdin.read() if part == "-" else part for part in o.eval]
+    parts = [_stdin() if part == "-" else part for part in o.eval]
     return "\n".join(parts)
 
 
+def _stdin() -> str:
+    """stdin as UTF-8 (strict: the text layer may smuggle bad bytes in as surrogates), lines as text mode reads them."""
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("-e -: stdin is not UTF-8 text") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def helpers(o: Options) -> list[tuple[str, str]]:
-    """``(absolute path, text)`` of every --load file, read here (the kernel may be remote)."""
+    """``(path as given, text)`` of every --load file, read here (the kernel may be remote); the manifest
+    and errors name the file as the user did, not by a host path."""
     out = []
     for path in o.load:
         if not path.endswith(".js"):
             raise UsageError(f"--load {path}: helpers are .js files")
         try:
             with open(path, encoding="utf-8") as fh:
-                out.append((os.path.abspath(path), fh.read()))
+                out.append((path, fh.read()))
         except OSError as exc:
             raise UsageError(f"--load {path}: {exc.strerror}") from None
         except UnicodeDecodeError:

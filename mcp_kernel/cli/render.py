@@ -1,8 +1,9 @@
 """How a step's result reaches the shell: human text by default, one JSON envelope with ``--json``.
 
 Human output puts the value first (what an agent reads most), then what the program printed and
-displayed, then one line per artifact saying how to read it back; errors go to stderr as the JS
-name, message and stack in the program's own line numbers. The exit status says which case it was.
+displayed, then one line per artifact saying how to read it back, and notes (failed calls, what a
+view cut) on stderr; errors go to stderr as the JS name, message and stack in the program's own
+line numbers. The exit status says which case it was.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import json
 import sys
 from typing import Any, TextIO
 
-from ..client.result import StepResult
+from ..client.envelope import read_with
+from ..client.result import DEFAULT_OUTPUT_LIMIT, StepResult, envelope_json
 
 OK, THREW, USAGE, STOPPED = 0, 1, 2, 3
 
@@ -22,18 +24,30 @@ def status(result: StepResult) -> int:
     return STOPPED if result.stopped else THREW
 
 
-def human(result: StepResult, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def human(result: StepResult, out: TextIO | None = None, err: TextIO | None = None, quiet: bool = False) -> int:
+    """The same rules as the envelope for a person: the value once, each artifact once (a line that
+    says how to read it, unless the value or a display says so already), notes on stderr, no timings."""
     out, err = out or sys.stdout, err or sys.stderr
+    shown: list[str] = []
     if result.ok and result.text is not None:
-        _line(out, result.text)
+        shown.append(result.text)
+    elif result.ok and result.is_json and result.answered_by is None:
+        shown.append(json.dumps(result.value, ensure_ascii=False))
+    for text in shown:
+        _line(out, text)
     if result.stdout:
         _line(out, result.stdout)
     if result.stderr:
         _line(err, result.stderr)
     for text in result.displays:
         _line(out, text)
+        shown.append(text)
     for handle in result.artifacts:
-        _line(out, artifact_line(handle))
+        if not any(f"artifact {handle.get('name')} " in text for text in shown):
+            _line(out, artifact_line(handle))
+    for note in [] if quiet else result.notes:
+        if not any(note in text for text in shown):
+            _line(err, f"[mcp2repl] {note}")
     if result.error is not None:
         e = result.error
         _line(err, e.stack if e.stack.startswith(f"{e.name}: ") else f"{e.name}: {e.message}\n{e.stack}".rstrip())
@@ -41,25 +55,27 @@ def human(result: StepResult, out: TextIO | None = None, err: TextIO | None = No
     return status(result)
 
 
-def envelope(result: StepResult, out: TextIO | None = None) -> int:
+def envelope(result: StepResult, out: TextIO | None = None, limit: int | None = None, trace: bool = False) -> int:
+    """The --json envelope (client/envelope.py), bounded by ``limit`` (the step's output limit); ``trace``: with calls and timings."""
     out = out or sys.stdout
-    out.write(json.dumps(result.envelope(), ensure_ascii=False, default=str) + "\n")
+    out.write(envelope_json(result, limit or DEFAULT_OUTPUT_LIMIT, trace) + "\n")
     out.flush()
     return status(result)
 
 
 def artifact_line(handle: dict[str, Any]) -> str:
-    where = handle.get("relPath") or handle.get("path") or ""
     size = handle.get("bytes")
     shown = f"{size:,} B" if isinstance(size, int) else "?"
-    return f"artifact {handle.get('name')} ({shown}, {handle.get('format')}) at {where}: {handle.get('readWith')}"
+    return f"artifact {handle.get('name')} ({shown}, {handle.get('format')}) at {handle.get('path') or ''}: {read_with(handle)}"
 
 
-def usage(message: str, as_json: bool) -> int:
-    """Bad input: one line on stderr (and an envelope on stdout for --json readers)."""
-    print(f"mcp2repl: error: {message}", file=sys.stderr)
+def usage(message: str, as_json: bool, name: str = "UsageError") -> int:
+    """Bad input (or a session that cannot take the step): said once, on one stream: a line on
+    stderr for people, the envelope alone on stdout for --json readers (``name``: the error's)."""
     if as_json:
-        print(json.dumps({"ok": False, "error": {"name": "UsageError", "message": message, "stack": ""}}))
+        print(json.dumps({"ok": False, "error": {"name": name, "message": message, "stack": ""}}, separators=(",", ":")))
+    else:
+        print(f"mcp2repl: error: {message}", file=sys.stderr)
     return USAGE
 
 

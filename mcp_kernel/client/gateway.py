@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import getpass
 import json
-import os
 import threading
 import time
 import uuid
@@ -25,9 +24,10 @@ from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from .registry import SessionError, SessionFiles
-from .result import Collector, StepError, StepResult
+from .result import NO_DATA, Collector, StepError, StepResult
 from .result import timed_out as as_timeout
-from .wire import INTERRUPT_GRACE, header, step_request
+from .trust import file_problem, write_private
+from .wire import BACKSTOP, INTERRUPT_GRACE, OnOutput, StepOptions, header, step_metadata, step_request
 
 KERNEL_NAME = "mcp2repl"
 REQUEST_TIMEOUT = 60.0
@@ -60,6 +60,7 @@ class GatewayKernel:
         self.session = uuid.uuid4().hex
         self.ws: WebSocketClientConnection | None = None
         self._interrupt = threading.Event()
+        self.client = "step-api"  # who a step's metadata says sent it (KernelSession sets it)
 
     # ---- REST -----------------------------------------------------------------------------------
 
@@ -137,16 +138,20 @@ class GatewayKernel:
         msg = {"header": head, "parent_header": {}, "metadata": metadata, "content": content, "channel": "shell", "buffers": []}
         return str(head["msg_id"]), json.dumps(msg)
 
-    def execute(self, code: str, timeout: float | None = None) -> StepResult:
-        return self.loop.run(self._execute(code, timeout))
+    def execute(
+        self, code: str, timeout: float | None = None, on_output: OnOutput | None = None, data: Any = NO_DATA, options: StepOptions | None = None
+    ) -> StepResult:
+        return self.loop.run(self._execute(code, timeout, on_output, data, options))
 
-    async def _execute(self, code: str, timeout: float | None) -> StepResult:
+    async def _execute(self, code: str, timeout: float | None, on_output: OnOutput | None, data: Any, options: StepOptions | None) -> StepResult:
         started = time.monotonic()
         ws = await self._socket()
         self._interrupt.clear()
-        msg_id, text = self._message("execute_request", step_request(code), {"mcp2repl": {"value": True}})
+        options = StepOptions(timeout, options.max_output_chars if options else None, bool(options and options.trace))
+        msg_id, text = self._message("execute_request", step_request(code), step_metadata(data, options, self.client))
         await ws.write_message(text)
         got = Collector()
+        got.result.traced = options.trace
         replied = idle = timed_out = False
         stopped_at: float | None = None
         while not (replied and idle):
@@ -168,8 +173,10 @@ class GatewayKernel:
                         idle = msg["content"].get("execution_state") == "idle"
                     elif channel == "iopub":
                         got.iopub(kind, msg["content"])
+                        if on_output is not None:
+                            on_output(kind, msg["content"])
             now = time.monotonic()
-            if stopped_at is None and (self._interrupt.is_set() or (timeout and now - started >= timeout)):
+            if stopped_at is None and (self._interrupt.is_set() or (timeout and now - started >= timeout + BACKSTOP)):
                 timed_out = not self._interrupt.is_set()
                 stopped_at = now
                 await self._call(self.url, self.token, "POST", f"/api/kernels/{self.kernel_id}/interrupt")
@@ -177,7 +184,8 @@ class GatewayKernel:
                 got.result.error = StepError("InterruptError", "the kernel did not stop the step after an interrupt", "")
                 break
         result = got.finish((time.monotonic() - started) * 1000)
-        return as_timeout(result, timeout or 0) if timed_out else result
+        limited = timed_out or (timeout and result.error is not None and result.error.name == "TimeoutError")  # the kernel applied it
+        return as_timeout(result, timeout or 0) if limited else result
 
 
 async def _friendly(url: str, coro: Any) -> Any:
@@ -193,30 +201,41 @@ async def _friendly(url: str, coro: Any) -> Any:
 
 
 class GatewaySession:
-    """Named gateway sessions: the kernel id is kept in ``.mcp2repl/sessions/NAME.gateway.json``."""
+    """Named gateway sessions: the kernel id is kept in ``.mcp2repl/sessions/NAME.gateway.json``.
+
+    That record is trusted only as the session files are (trust.py): a planted one could name
+    another user's kernel on a shared gateway, and the step would run there.
+    """
 
     @staticmethod
     def named(url: str, token: str, files: SessionFiles, *, restart: bool, notices: list[str]) -> GatewayKernel:
-        record = files.folder / f"{files.name}.gateway.json"
+        record = files.gateway
+        problem = file_problem(record)
+        if problem not in (None, "is missing"):
+            if not restart:
+                raise SessionError(
+                    f"session {files.name!r} is untrusted: {files.rel(record)} {problem}. No code was sent to it: "
+                    "remove that file, or replace it with --restart (KernelSession(..., restart=True))"
+                )
+            notices.append(f"session {files.name!r} was untrusted ({files.rel(record)} {problem}); it was replaced by a new kernel")
         with contextlib.suppress(OSError, ValueError):
-            saved = json.loads(record.read_text())
+            saved = json.loads(record.read_text()) if problem is None else {}
             if saved.get("url") == url.rstrip("/"):
                 kernel = GatewayKernel(url, token, saved["kernel_id"])
                 if kernel.exists():
                     if not restart:
-                        return _recorded(kernel, record)
+                        return _recorded(kernel, files)
                     notices.append(f"session {files.name!r} restarted on the gateway: its state was dropped")
                     kernel.stop()
                 else:
                     kernel.loop.stop()
                     notices.append(f"session {files.name!r} had ended on the gateway and was started again: its state was lost")
-        return _recorded(GatewayKernel.start(url, token), record)
+        return _recorded(GatewayKernel.start(url, token), files)
 
 
-def _recorded(kernel: GatewayKernel, record: Any) -> GatewayKernel:
-    record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    record.write_text(json.dumps({"url": kernel.url, "kernel_id": kernel.kernel_id, "started": time.time()}))
-    os.chmod(record, 0o600)
+def _recorded(kernel: GatewayKernel, files: SessionFiles) -> GatewayKernel:
+    record = files.gateway
+    write_private(record, json.dumps({"url": kernel.url, "kernel_id": kernel.kernel_id, "started": time.time()}), files.rel(record))
     original_stop = kernel.stop
 
     def stop() -> None:  # a stopped session leaves no record behind

@@ -14,27 +14,42 @@ import json
 import os
 import threading
 import time
-import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any
 
 import zmq
 
-from .result import Collector, StepError, StepResult
+from .result import NO_DATA, Collector, StepError, StepResult
 from .result import timed_out as as_timeout
+from .trust import SCHEME
 
 DELIM = b"<IDS|MSG>"
+#: Sees each IOPub message of a step as it comes: (msg_type, content).
+OnOutput = Callable[[str, dict[str, Any]], None]
 PROTOCOL = "5.3"
+
+
+def new_id() -> str:
+    """A random message or session id, 32 hex digits like ``uuid4().hex``: uuid and datetime are
+    imports a warm step from the shell would pay for on every step, for one id and one date."""
+    return os.urandom(16).hex()
+
+
+def _utc_now() -> str:
+    """Now in ISO 8601, UTC, with microseconds (as ``datetime.now(UTC).isoformat()`` writes it)."""
+    now = time.time()
+    whole = int(now)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{int((now - whole) * 1e6):06d}+00:00"
 
 
 def header(session: str, msg_type: str) -> dict[str, Any]:
     """A Jupyter message header (the same for the ZMQ wire and the gateway's websocket)."""
     return {
-        "msg_id": uuid.uuid4().hex,
+        "msg_id": new_id(),
         "session": session,
         "username": os.environ.get("USER", "mcp2repl"),
-        "date": datetime.now(UTC).isoformat(),
+        "date": _utc_now(),
         "msg_type": msg_type,
         "version": PROTOCOL,
     }
@@ -43,9 +58,54 @@ def header(session: str, msg_type: str) -> dict[str, Any]:
 def step_request(code: str) -> dict[str, Any]:
     """The execute_request content of one step: kept in history, never asking for stdin, never aborting later steps."""
     return {"code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False, "stop_on_error": False}
+def step_metadata(data: Any = NO_DATA, options: StepOptions | None = None, client: str = "step-api") -> dict[str, Any]:
+    """The execute_request metadata of a step (kernel/steps.py): the value comes back as data; ``data``
+    is bound for the step; the step's own time and output limits, and whether it wants its call trace;
+    ``client`` is who the session's record says stepped it (cli, step-api, serve)."""
+    own: dict[str, Any] = {"value": True, "client": client}
+    if data is not NO_DATA:
+        own["data"] = data
+    if options is not None:
+        own.update(options.metadata())
+    return {"mcp2repl": own}
+
+
+@dataclass
+class StepOptions:
+    """What one step asks beyond its code: limits of its own (the session's otherwise) and its trace."""
+
+    timeout: float | None = None
+    max_output_chars: int | None = None
+    trace: bool = False
+
+    def metadata(self) -> dict[str, Any]:
+        own: dict[str, Any] = {"trace": True} if self.trace else {}
+        if self.timeout:
+            own["timeout"] = self.timeout
+        if self.max_output_chars:
+            own["max_output_chars"] = self.max_output_chars
+        return own
+
+
+#: Seconds past a step's time limit (which the kernel applies) before the client interrupts it
+#: itself: the kernel's limit covers the cell, this one a kernel that does not answer at all.
+BACKSTOP = 5.0
+
+
 #: Seconds a step waits, after interrupting for its time limit, for the kernel's own reply.
 INTERRUPT_GRACE = 10.0
 POLL_MS = 50
+
+
+def not_started(timed_out: bool, waited: float) -> StepError:
+    """A step stopped before the kernel started it: another client's cell still runs there."""
+    why = f"the step waited {waited:.0f} s and was stopped before it started" if timed_out else "interrupted before the step started"
+    message = (
+        f"{why}: the session's kernel is running a cell another client sent (a person, from JupyterLab or a Jupyter console), "
+        "which was left running. This step stays queued in the kernel and runs when that cell ends"
+    )
+    name = "TimeoutError" if timed_out else "InterruptError"
+    return StepError(name, message, f"{name}: {message}")
 
 
 class KernelDied(RuntimeError):
@@ -58,8 +118,13 @@ class KernelConnection:
     def __init__(self, info: dict[str, Any], alive: Callable[[], bool] = lambda: True) -> None:
         self.info = info
         self.alive = alive
-        self.key = str(info.get("key", "")).encode()
-        self.session = uuid.uuid4().hex
+        # Every message is verified (_recv): with no key, anything on the port could answer for the kernel.
+        self.key = str(info.get("key") or "").encode()
+        if not self.key:
+            raise ValueError("the connection info has no key: messages could not be verified")
+        if info.get("signature_scheme", SCHEME) != SCHEME:
+            raise ValueError(f"the connection info signs with {info.get('signature_scheme')!r}, not {SCHEME}")
+        self.session = new_id()
         self.ctx = zmq.Context.instance()
         url = f"{info.get('transport', 'tcp')}://{info['ip']}:"
         self.shell = self._socket(zmq.DEALER, url + str(info["shell_port"]))
@@ -71,6 +136,7 @@ class KernelConnection:
         self.poller.register(self.iopub, zmq.POLLIN)
         self._subscribed = False
         self.interrupt_requested = threading.Event()
+        self.client = "step-api"  # what the session's record names this client (KernelSession sets it)
 
     def _socket(self, kind: int, url: str) -> zmq.Socket:
         sock = self.ctx.socket(kind)
@@ -85,8 +151,6 @@ class KernelConnection:
     # ---- messages -------------------------------------------------------------------------------
 
     def _sign(self, parts: list[bytes]) -> bytes:
-        if not self.key:
-            return b""
         mac = hmac.new(self.key, digestmod=hashlib.sha256)
         for part in parts:
             mac.update(part)
@@ -105,9 +169,14 @@ class KernelConnection:
         except ValueError:
             return None
         sig, *parts = frames[at + 1 : at + 6]
-        if self.key and not hmac.compare_digest(sig, self._sign(parts)):
-            return None  # not from this kernel's key: ignore, as jupyter_client would refuse it
-        header, parent, metadata, content = (json.loads(p) for p in parts)
+        if len(parts) != 4 or not hmac.compare_digest(sig, self._sign(parts)):
+            return None  # unsigned, or not signed with this kernel's key: dropped, as jupyter_client refuses it
+        try:
+            header, parent, metadata, content = (json.loads(p) for p in parts)
+        except ValueError:
+            return None
+        if not all(isinstance(p, dict) for p in (header, parent, metadata, content)):
+            return None
         return {"header": header, "parent_header": parent, "metadata": metadata, "content": content, "msg_type": header.get("msg_type")}
 
     # ---- requests -------------------------------------------------------------------------------
@@ -160,16 +229,29 @@ class KernelConnection:
                     return True
         return False
 
-    def execute(self, code: str, timeout: float | None = None, on_output: Callable[[str, dict[str, Any]], None] | None = None) -> StepResult:
-        """Run one step; ``timeout`` interrupts it (TimeoutError), as does :meth:`interrupt` (InterruptError)."""
+    def execute(
+        self, code: str, timeout: float | None = None, on_output: OnOutput | None = None, data: Any = NO_DATA, options: StepOptions | None = None
+    ) -> StepResult:
+        """Run one step; ``timeout`` is its time limit (TimeoutError); :meth:`interrupt` stops it (InterruptError).
+
+        ``data`` (any JSON) is the step's global ``data``; ``on_output`` sees each IOPub message as it comes;
+        ``options`` the step's own output limit and whether it wants its call trace.
+        """
         started = time.monotonic()
         if not self._subscribed:
             self.wait_ready(30)
         self.interrupt_requested.clear()
-        msg_id = self.send(self.shell, "execute_request", step_request(code), {"mcp2repl": {"value": True}})
+        options = StepOptions(timeout, options.max_output_chars if options else None, bool(options and options.trace))
+        msg_id = self.send(self.shell, "execute_request", step_request(code), step_metadata(data, options, self.client))
         got = Collector()
+        got.result.traced = options.trace
         replied = idle = False
-        deadline = started + timeout if timeout else None
+        deadline = started + timeout + BACKSTOP if timeout else None  # the kernel applies the limit; this is the backstop
+        # Stopping is asked for at the time limit (or interrupt()), but the interrupt is sent only once
+        # this step runs: until then the kernel runs a cell of a client that holds no step lock (a
+        # person's, from JupyterLab), and the interrupt would stop that cell instead of this one.
+        began = False
+        stop_asked: float | None = None
         stopped_at: float | None = None
         timed_out = False
         quiet_since = time.monotonic()
@@ -184,17 +266,24 @@ class KernelConnection:
                     replied = True
                 elif msg["msg_type"] == "status":
                     idle = msg["content"].get("execution_state") == "idle"
+                    began = True
                 else:
+                    began = True
                     got.iopub(msg["msg_type"], msg["content"])
                     if on_output is not None:
                         on_output(msg["msg_type"], msg["content"])
             now = time.monotonic()
             if events:
                 quiet_since = now
-            if stopped_at is None and (self.interrupt_requested.is_set() or (deadline is not None and now >= deadline)):
+            if stop_asked is None and (self.interrupt_requested.is_set() or (deadline is not None and now >= deadline)):
                 timed_out = not self.interrupt_requested.is_set()
+                stop_asked = now
+            if stop_asked is not None and stopped_at is None and (began or replied):
                 self.send(self.control, "interrupt_request", {})
                 stopped_at = now
+            if stop_asked is not None and stopped_at is None and now - stop_asked > INTERRUPT_GRACE:
+                got.result.error = not_started(timed_out, (now - started) if timed_out else 0)
+                break
             if stopped_at is not None and now - stopped_at > INTERRUPT_GRACE:
                 got.result.error = StepError("InterruptError", "the kernel did not stop the step after an interrupt", "")
                 break
@@ -203,4 +292,5 @@ class KernelConnection:
                 if not self.alive():
                     raise KernelDied("the kernel process ended during the step")
         result = got.finish((time.monotonic() - started) * 1000)
-        return as_timeout(result, timeout or 0) if timed_out else result
+        limited = timed_out or (timeout and result.error is not None and result.error.name == "TimeoutError")  # the kernel applied it
+        return as_timeout(result, timeout or 0) if limited else result

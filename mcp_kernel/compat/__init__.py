@@ -15,7 +15,17 @@ from .jupyter import (
     shell_busy,
     skip_empty_flush,
 )
-from .mcp_sdk import call_tool, pipe_closing, send_now, send_unvalidated, session_closed
+from .mcp_sdk import (
+    absorb_listing,
+    call_tool,
+    drive_input_required,
+    negotiate,
+    pipe_closing,
+    send_now,
+    send_unvalidated,
+    session_closed,
+    set_modern_log_level,
+)
 from .mini_racer import (
     BIG_STRING,
     QuietResults,
@@ -25,22 +35,28 @@ from .mini_racer import (
     terminated_exception,
     v8_version,
 )
+from .v8_memory import ExternalMemory
 
 __all__ = [
     "BIG_STRING",
     "AbortBeforeReply",
+    "ExternalMemory",
     "QuietResults",
     "V8Function",
+    "absorb_listing",
     "call_tool",
     "dispatch_beside",
+    "drive_input_required",
     "input_request",
     "made_by_jupyter_client",
+    "negotiate",
     "no_reply_sleep",
     "pipe_closing",
     "protocol_version",
     "send_now",
     "send_unvalidated",
     "session_closed",
+    "set_modern_log_level",
     "shell_busy",
     "skip_empty_flush",
     "start_eval",

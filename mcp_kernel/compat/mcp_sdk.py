@@ -188,7 +188,18 @@ async def send_request(session: Any, method: str, params: dict[str, Any], opts: 
     return outcome  # type: ignore[no-any-return]
 
 
-async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout: float | None, progress: Any, stdio: bool = False) -> Any:
+async def call_tool(
+    session: Any,
+    name: str,
+    arguments: dict[str, Any],
+    timeout: float | None,
+    progress: Any,
+    stdio: bool = False,
+    input_responses: Any = None,
+    request_state: str | None = None,
+    allow_input_required: bool = False,
+    allow_claimed: bool = False,
+) -> Any:
     """``session.call_tool(name, arguments, timeout, progress)``, without its per-call model round trip.
 
     The SDK builds a ``CallToolRequest`` model to dump it straight back to a dict, and validates
@@ -197,12 +208,18 @@ async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout:
     and dispatcher and the result is validated once, as the result type, with everything else
     ``send_request`` and ``call_tool`` do around it: the ``Mcp-Name`` header, the session's read
     timeout, the TTL clamp, dropping a later revision's fields, the output-schema check, and the
-    refusal of input-required and claimed results. A ``stdio`` server's request goes by
-    :func:`send_request`.
+    refusal of input-required (unless ``allow_input_required``: then it is returned, for
+    :func:`drive_input_required`) and claimed results. A ``stdio`` server's request goes by
+    :func:`send_request`. ``input_responses`` and ``request_state`` retry a 2026-07-28 call the
+    server answered with ``InputRequiredResult``, dumped as the SDK dumps its request model.
     """
     sdk = _sdk()
     types = sdk.types
-    data: dict[str, Any] = {"method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    if input_responses is not None or request_state is not None:
+        model = types.CallToolRequestParams(name=name, arguments=arguments, input_responses=input_responses, request_state=request_state)
+        params = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    data: dict[str, Any] = {"method": "tools/call", "params": params}
     opts: dict[str, Any] = {}
     session._stamp(data, opts)
     headers = opts.setdefault("headers", {})
@@ -231,5 +248,55 @@ async def call_tool(session: Any, name: str, arguments: dict[str, Any], timeout:
             await session.validate_tool_result(name, result)
         return result
     if isinstance(result, types.InputRequiredResult):
+        if allow_input_required:
+            return result
         raise sdk.session._input_required_unexpected("call_tool")
+    if allow_claimed:  # an extension's result shape the session was told to accept (a 2026 task)
+        return result
     raise sdk.UnexpectedClaimedResult(result)
+
+
+# ---- protocol revisions (2026-07-28 beside 2025-11-25) ----------------------------------------
+
+
+async def negotiate(session: Any) -> None:
+    """Settle the connection's protocol revision: the newest both sides speak.
+
+    ``mcp.client._probe.negotiate_auto`` is the policy the SDK's own ``Client`` uses by default
+    (private module): probe ``server/discover`` at 2026-07-28, re-probe once at a version a
+    -32022 names, and fall back to ``initialize`` (2025-11-25 and older) for a server that does
+    not know the probe. ``ClientSession`` offers only the two halves, not the policy.
+    """
+    from mcp.client._probe import negotiate_auto
+
+    await negotiate_auto(session)
+
+
+async def drive_input_required(first: Any, dispatch: Any, retry: Any, max_rounds: int) -> Any:
+    """Answer a 2026-07-28 ``InputRequiredResult`` round by round until the real result comes.
+
+    ``mcp.client._input_required.run_input_required_driver`` (private module) is what the SDK's
+    ``Client`` runs: all of a round's requests answered concurrently, ``requestState`` echoed
+    byte-exact, a backoff on state-only rounds, a cap on rounds.
+    """
+    from mcp.client._input_required import run_input_required_driver
+
+    return await run_input_required_driver(first, dispatch=dispatch, retry=retry, max_rounds=max_rounds)
+
+
+def set_modern_log_level(session: Any, level: str) -> None:
+    """At 2026-07-28 the log level rides every request's ``_meta``; the session bakes it into its
+    request stamp when it adopts the discover result, so a new level means adopting it again
+    (``ClientSession`` has no setter: ``_log_level`` is private)."""
+    session._log_level = level
+    session.adopt(session.discover_result)
+
+
+def absorb_listing(session: Any, tools: list[Any]) -> None:
+    """Teach a new session a tool list it did not fetch (a 2026-07-28 list still fresh by its
+    ``ttlMs``): ``ClientSession._absorb_tool_listing`` is what ``list_tools`` and the SDK's own
+    response cache run on a listing, so output schemas are checked and ``x-mcp-header`` arguments
+    mirrored as if the session had listed the tools itself."""
+    from mcp_types import ListToolsResult
+
+    session._absorb_tool_listing(ListToolsResult(tools=list(tools)), complete=True)

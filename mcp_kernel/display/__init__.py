@@ -22,7 +22,10 @@ def scripts() -> list[tuple[str, str]]:
     return [(f"display/{name}", (root / name).read_text(encoding="utf-8")) for name in SCRIPTS]
 
 
-def serve_artifacts(engine: Engine, store: ArtifactStore, redact: Callable[[str], str]) -> None:
-    """The bridge handlers of artifacts: whole saves, reads and listings, and big values in pieces."""
-    artifacts.register(engine, store, redact)
-    artifact_streams.register(engine, store, redact)
+def serve_artifacts(engine: Engine, store: ArtifactStore, redact: Callable[[str], str], redact_json: Callable[[str], str] | None = None) -> None:
+    """The bridge handlers of artifacts: whole saves, reads and listings, and big values in pieces.
+
+    ``redact`` masks secrets in text saved; ``redact_json`` in JSON and NDJSON, keeping them JSON.
+    """
+    artifacts.register(engine, store, redact, redact_json or redact)
+    artifact_streams.register(engine, store, redact, redact_json or redact)

@@ -3,9 +3,11 @@
 Every cut ``api.print``, oversized result and cut console log writes the whole value to the
 artifact folder, so a long-running agent loop would fill the disk. Artifacts the kernel saved on
 its own ("auto-saved": names it chose) are evicted oldest first when the folder passes its size or
-file cap; artifacts a cell saved with ``api.saveArtifact`` are never evicted, and when they alone
-pass the cap the user is told (once per save) instead. Which artifacts are auto-saved is kept in
-a hidden index file in the folder, so the rule holds across kernels sharing the folder.
+file cap; artifacts a cell saved with ``api.saveArtifact`` are never evicted. A save that would
+still not fit once every other auto-saved artifact were gone is refused before anything is written
+or removed (:meth:`FolderCap.room`), whoever makes it: the cap is a promise about the disk. Which
+artifacts are auto-saved is kept in a hidden index file in the folder, so the rule holds across
+kernels sharing the folder.
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ class Eviction:
 
 
 @dataclass
+class Room:
+    """What a new artifact may take: the cap minus what the folder keeps whatever happens (the user's saves)."""
+
+    bytes: int
+    files: int
+    kept_bytes: int
+    kept_files: int
+
+
+@dataclass
 class FolderCap:
     """Size and file-count limits of one artifact folder (MCP2REPL_ARTIFACT_MAX_MB, MCP2REPL_ARTIFACT_MAX_FILES)."""
 
@@ -60,6 +72,24 @@ class FolderCap:
         elif index.pop(name, None) is None:
             return
         _write_index(root, index)
+
+    def room(self, root: Path, files: list[tuple[str, int, int]], name: str) -> Room:
+        """The room for artifact ``name`` among ``files`` ((name, bytes, mtime_ns)): every auto-saved one may
+        make way, and an older ``name`` is replaced by it."""
+        index = _read_index(root)
+        kept = [size for other, size, _ in files if other not in index and other != name]
+        return Room(self.max_bytes - sum(kept), self.max_files - len(kept), sum(kept), len(kept))
+
+    def refusal(self, name: str, size: int, room: Room, more: bool = False) -> str:
+        """Why ``name`` (``size`` bytes, or more than that) cannot be saved within the cap ("" when it can)."""
+        if size <= room.bytes and room.files >= 1:
+            return ""
+        return (
+            f"saving {name!r} ({'more than ' if more else ''}{_mb(size)}) would take the artifact folder past its cap of "
+            f"{self.max_files} files, {_mb(self.max_bytes)}: it holds {room.kept_files} files, {_mb(room.kept_bytes)}, saved with "
+            "api.saveArtifact, which are never removed automatically. Nothing was saved; delete artifacts you no longer need, "
+            "or raise MCP2REPL_ARTIFACT_MAX_MB / MCP2REPL_ARTIFACT_MAX_FILES"
+        )
 
     def enforce(self, root: Path, files: list[tuple[str, int, int]], keep: str) -> Eviction:
         """Evict the oldest auto-saved artifacts until ``files`` ((name, bytes, mtime_ns)) fit; never ``keep``."""
@@ -82,8 +112,8 @@ class FolderCap:
         if result.removed:
             _write_index(root, index)
         if total > self.max_bytes or count > self.max_files:
-            result.over = (
-                f"the folder {root} holds {count} files, {_mb(total)}, over its cap of {self.max_files} files, "
+            result.over = (  # another kernel sharing the folder saved meanwhile: said, not undone
+                f"the artifact folder holds {count} files, {_mb(total)}, over its cap of {self.max_files} files, "
                 f"{_mb(self.max_bytes)}; artifacts saved with api.saveArtifact are never removed: delete some, or raise "
                 "MCP2REPL_ARTIFACT_MAX_MB / MCP2REPL_ARTIFACT_MAX_FILES"
             )

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import BridgeError, CallContext, Engine
-from .artifact_cap import Eviction
-from .artifacts import ArtifactError, ArtifactStore, AtomicFile, Handle, cell_stem, check_name, handle_json, utf8_pieces, with_extension
+from .artifact_cap import Eviction, Room
+from .artifacts import ArtifactError, ArtifactStore, AtomicFile, Handle, cell_stem, check_name, utf8_pieces, with_extension
 
 #: Seconds a stream may wait for its next piece before it is dropped as abandoned.
 IDLE = 120.0
@@ -34,8 +34,10 @@ MAX_OPEN = 16
 @dataclass
 class _Stream:
     name: str
+    format: str
     file: AtomicFile
     auto: bool
+    room: Room  # what the artifact may take of the folder's cap: a stream past it is dropped at once
     touched: float = field(default_factory=time.monotonic)
 
 
@@ -53,20 +55,33 @@ class ArtifactStreams:
         if format not in ("json", "ndjson", "text"):
             raise ArtifactError(f"artifact format {format!r} cannot be written in pieces; use json, ndjson or text")
         name = with_extension(check_name(name), format) if name else self.store.unique_name(f"result-{cell_stem(cell)}", format)
+        room = self.store.check_room(name, 0)
         with self._lock:
             if len(self._open) >= MAX_OPEN:
                 raise ArtifactError(f"{MAX_OPEN} artifacts are being written at once already; await each api.saveArtifact")
             stream = next(self._ids)
-            self._open[stream] = _Stream(name, self.store.create(name), auto)
+            self._open[stream] = _Stream(name, format, self.store.create(name), auto, room)
         return stream
+
+    def format(self, stream: int) -> str:
+        """The format of an open stream's artifact (json, ndjson or text)."""
+        return self._get(stream).format
 
     def write(self, stream: int, text: str) -> None:
         entry = self._get(stream)
         entry.file.write(utf8_pieces(text))
         entry.touched = time.monotonic()
+        if problem := self.store.cap.refusal(entry.name, entry.file.size, entry.room, more=True):
+            self.abort(stream)
+            raise ArtifactError(problem)
 
     def close(self, stream: int) -> tuple[Handle, Eviction]:
         entry = self._take(stream)
+        try:  # the folder may have filled meanwhile (other saves)
+            self.store.check_room(entry.name, entry.file.size)
+        except ArtifactError:
+            entry.file.discard()
+            raise
         return self.store.within_cap(self.store.commit(entry.name, entry.file), entry.auto)
 
     def abort(self, stream: int) -> None:
@@ -97,22 +112,26 @@ class ArtifactStreams:
             self.abort(stream)
 
 
-def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str]) -> None:
-    """Serve ``artifacts.open``, ``.write``, ``.close`` and ``.abort`` for display/js/artifacts.js."""
+def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str], redact_json: Callable[[str], str] | None = None) -> None:
+    """Serve ``artifacts.open``, ``.write``, ``.close`` and ``.abort`` for display/js/artifacts.js (pieces of
+    JSON masked by ``redact_json``, which keeps them JSON; text by ``redact``)."""
     streams = ArtifactStreams(store)
+    masks = {"json": redact_json or redact, "ndjson": redact_json or redact}
 
     async def open_stream(params: dict[str, Any], ctx: CallContext) -> Any:
         name, fmt = params.get("name") or "", params.get("format", "json")
         return {"stream": await _artifact_call(streams.open, name, fmt, ctx.cell, params.get("auto") is True)}
 
     async def write(params: dict[str, Any], ctx: CallContext) -> Any:
-        await _artifact_call(streams.write, params["stream"], redact(params["data"]))
+        stream = params["stream"]
+        mask = masks.get(await _artifact_call(streams.format, stream), redact)
+        await _artifact_call(streams.write, stream, mask(params["data"]))
 
     async def close(params: dict[str, Any], ctx: CallContext) -> Any:
         handle, eviction = await _artifact_call(streams.close, params["stream"])
         if eviction.message():
             engine.sink.note(ctx.cell, eviction.message())
-        return handle_json(handle)
+        return store.handle_json(handle)
 
     async def abort(params: dict[str, Any], ctx: CallContext) -> Any:
         await _artifact_call(streams.abort, params["stream"])

@@ -1,9 +1,7 @@
 """Artifacts: large cell values saved as files, so a notebook shows a small handle instead of megabytes.
 
-Names come from JS code (and so, indirectly, from models and tool results), which makes them
-untrusted: every ``/``-separated segment is checked, and the fully resolved path (symlinks
-followed) must stay inside the artifact root. Names are also kept portable (no Windows device
-names or reserved characters) so a notebook's artifacts folder can be copied to any machine.
+Names come from JS code, which makes them untrusted: artifact_names.py checks each one, and here
+the fully resolved path (symlinks followed) must stay inside the artifact root.
 
 Writes go to a hidden temp file beside the target, are fsynced and then renamed over it with
 ``os.replace``, so a crash, SIGKILL or Ctrl-C leaves the old artifact or none, never half of one.
@@ -21,7 +19,6 @@ import contextlib
 import json
 import os
 import tempfile
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -29,22 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import BridgeError, CallContext, Engine
-from .artifact_cap import Eviction, FolderCap
+from .artifact_cap import Eviction, FolderCap, Room
+from .artifact_names import FORMATS, ArtifactError, check_name, infer_format, with_extension
 
-FORMATS = {"json": ".json", "text": ".txt", "ndjson": ".ndjson", "bytes": ".bin"}
-# Extensions that already say the format, so "report.csv" saved as text is not renamed "report.csv.txt".
-_TEXT_SUFFIXES = (".txt", ".md", ".csv", ".tsv", ".log", ".html", ".xml", ".yaml", ".yml", ".svg", ".js", ".ts", ".py", ".sql")
-_SUFFIX_FORMAT = {".json": "json", ".ndjson": "ndjson", ".jsonl": "ndjson", ".bin": "bytes", **dict.fromkeys(_TEXT_SUFFIXES, "text")}
-_DEVICES = {"CON", "PRN", "AUX", "NUL"} | {f"{p}{n}" for p in ("COM", "LPT") for n in [*"123456789", "¹", "²", "³"]}
-_FORBIDDEN = '<>:"|?*'
-_CONTROL = {"Cc", "Cf", "Cs", "Zl", "Zp"}  # controls, invisible format chars (bidi overrides), surrogates, line separators
-MAX_NAME = 200
-_MAX_SEGMENT_BYTES = 240  # filesystems cap a segment at 255 bytes; leave room for an extension and a "-N" counter
 _CHUNK = 8 << 20  # write in slices so Ctrl-C is noticed during a 200 MB save, not only after it
-
-
-class ArtifactError(ValueError):
-    """A refused name, unknown format, missing artifact or failed write; the message is shown to the user as-is."""
 
 
 @dataclass
@@ -69,67 +54,13 @@ def default_root(cwd: Path | None = None) -> Path:
     return Path(env).expanduser() if env else (cwd or Path.cwd()) / ".mcp2repl" / "artifacts"
 
 
-def infer_format(name: str) -> str:
-    """Format from the extension; unknown extensions are opaque bytes."""
-    return _SUFFIX_FORMAT.get(Path(name).suffix.lower(), "bytes")
-
-
-def with_extension(name: str, format: str) -> str:
-    """Append the format's extension unless the name's own extension already implies that format."""
-    if format not in FORMATS:
-        raise ArtifactError(f"unknown artifact format {format!r}; use one of {', '.join(FORMATS)}")
-    if Path(name).suffix and infer_format(name) == format:
-        return name
-    full = name + FORMATS[format]
-    if len(full) > MAX_NAME:  # saved, it could never be read back by name
-        raise ArtifactError(f"artifact name is {len(full)} characters long with its extension {FORMATS[format]!r}; the limit is {MAX_NAME}")
-    return full
-
-
-def check_name(name: object) -> str:
-    """Return the NFC-normalised name, or raise ArtifactError saying exactly what is wrong with it."""
-    if not isinstance(name, str):
-        raise ArtifactError(f"artifact name must be a string, got {type(name).__name__}")
-    if not name.strip():
-        raise ArtifactError("artifact name is empty")
-    if len(name) > MAX_NAME:
-        raise ArtifactError(f"artifact name is {len(name)} characters long; the limit is {MAX_NAME}")
-    for ch in name:
-        if unicodedata.category(ch) in _CONTROL:
-            raise ArtifactError(f"artifact name {name!r} contains the control or invisible character U+{ord(ch):04X}")
-    if "\\" in name:
-        raise ArtifactError(f"artifact name {name!r} contains a backslash; use '/' for folders")
-    if name.startswith("/"):
-        raise ArtifactError(f"artifact name {name!r} is an absolute path; give a name relative to the artifact folder")
-    name = unicodedata.normalize("NFC", name)  # one spelling of "é" on every OS, for save and read alike
-    for seg in name.split("/"):
-        _check_segment(name, seg)
-    return name
-
-
-def _check_segment(name: str, seg: str) -> None:
-    if not seg:
-        raise ArtifactError(f"artifact name {name!r} has an empty folder segment ('//' or a trailing '/')")
-    if seg in (".", ".."):
-        raise ArtifactError(f"artifact name {name!r} contains a {seg!r} segment; names cannot leave or re-enter folders")
-    if seg.startswith("."):
-        raise ArtifactError(f"artifact name {name!r}: {seg!r} starts with '.'; hidden names are reserved for temp files")
-    if seg != seg.strip() or seg.endswith("."):
-        raise ArtifactError(f"artifact name {name!r}: {seg!r} starts or ends with a space, or ends with '.'")
-    bad = [c for c in _FORBIDDEN if c in seg]
-    if bad:
-        raise ArtifactError(f"artifact name {name!r} contains {bad[0]!r}; the characters {_FORBIDDEN} are not allowed")
-    if seg.split(".")[0].rstrip(" ").upper() in _DEVICES:
-        raise ArtifactError(f"artifact name {name!r}: {seg!r} is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9)")
-    if len(seg.encode("utf-8")) > _MAX_SEGMENT_BYTES:
-        raise ArtifactError(f"artifact name {name!r}: a segment is longer than {_MAX_SEGMENT_BYTES} bytes in UTF-8")
-
-
 class ArtifactStore:
     """A folder of artifacts. Nothing touches the disk until the first save."""
 
-    def __init__(self, root: Path | None = None, reserved: frozenset[Path] = frozenset(), cap: FolderCap | None = None) -> None:
+    def __init__(self, root: Path | None = None, reserved: frozenset[Path] = frozenset(), cap: FolderCap | None = None, base: Path | None = None) -> None:
         self.root = (root if root is not None else default_root()).expanduser().absolute()
+        #: the session's working folder: handles name files relative to it, never by a host path
+        self.base = (base if base is not None else Path.cwd()).absolute()
         #: files a save must never replace (config files the kernel reads at start-up)
         self.reserved = frozenset(p.resolve() for p in reserved)
         self.cap = cap or FolderCap()
@@ -143,8 +74,17 @@ class ArtifactStore:
             file.discard()
 
     def save_within_cap(self, name: str, data: str | bytes, format: str, auto: bool) -> tuple[Handle, Eviction]:
-        """:meth:`save`, then keep the folder within its cap (``auto``: the kernel chose to save this, see artifact_cap)."""
-        return self.within_cap(self.save(name, data, format), auto)
+        """:meth:`save` if the artifact fits the folder's cap (refused before anything is written, see
+        artifact_cap), then keep the folder within it (``auto``: the kernel chose to save this)."""
+        return self.within_cap(self.save(name, data, format, capped=True), auto)
+
+    def check_room(self, name: str, size: int, more: bool = False) -> Room:
+        """The folder's room for ``name``; an ArtifactError when ``size`` bytes (``more``: or more) cannot fit."""
+        files = [(h.name, h.bytes, mtime) for mtime, h in self._files()]
+        room = self.cap.room(self.root.resolve(), files, name)
+        if problem := self.cap.refusal(name, size, room, more):
+            raise ArtifactError(problem)
+        return room
 
     def within_cap(self, handle: Handle, auto: bool) -> tuple[Handle, Eviction]:
         """Keep the folder within its cap after ``handle`` was saved."""
@@ -153,8 +93,9 @@ class ArtifactStore:
         files = [(h.name, h.bytes, mtime) for mtime, h in self._files()]
         return handle, self.cap.enforce(root, files, keep=handle.name)
 
-    def save(self, name: str, data: str | bytes, format: str) -> Handle:
-        """Write ``data`` (already serialized by the caller) atomically and return its handle.
+    def save(self, name: str, data: str | bytes, format: str, capped: bool = False) -> Handle:
+        """Write ``data`` (already serialized by the caller) atomically and return its handle (``capped``:
+        refused with an ArtifactError before anything is written if it cannot fit the folder's cap).
 
         ``json`` and ``text`` are stored verbatim (JSON is not re-parsed, so 100 MB saves stay cheap).
         ``ndjson`` takes the JSON text of an array (one compact value per line is written) or text that
@@ -162,9 +103,11 @@ class ArtifactStore:
         so a single array record must be passed as ``[[...]]``. ``bytes`` takes bytes (str is UTF-8 encoded).
         """
         name = with_extension(check_name(name), format)
-        payload = _encode(data, format)
+        content = _content(data, format)
+        if capped:
+            self.check_room(name, _size(content))
         file = self.create(name)
-        file.write(payload)
+        file.write(_pieces(content))
         return self.commit(name, file)
 
     def create(self, name: str) -> AtomicFile:
@@ -237,7 +180,7 @@ class ArtifactStore:
         if path == root or not path.is_relative_to(root):
             raise ArtifactError(f"artifact name {name!r} resolves outside the artifact folder (through a symlink)")
         if path in self.reserved:
-            raise ArtifactError(f"artifact name {name!r} would replace the config file {path}; choose another name")
+            raise ArtifactError(f"artifact name {name!r} would replace a config file the kernel reads; choose another name")
         return path
 
     def _find(self, name: str) -> tuple[str, Path]:
@@ -263,18 +206,46 @@ class ArtifactStore:
         read_with = f"await api.readArtifact({json.dumps(name)})"
         return Handle(name, "artifact", st.st_size, infer_format(name), read_with, str(path), created)
 
+    def handle_json(self, handle: Handle) -> dict[str, Any]:
+        """The handle as cells, faces and agents see it: the one place its shape is made.
 
-def _encode(data: str | bytes, format: str) -> Iterable[bytes]:
-    """The file's bytes, in pieces: a big text is encoded a slice at a time, never as one more copy of it."""
+        ``path`` is relative to the session's working folder (and ``relPath``, the same, is what
+        JupyterLab links to), or, for a folder elsewhere (``MCP2REPL_ARTIFACT_DIR``), relative to
+        the artifact folder: a host's absolute paths say nothing a cell needs and much it should not.
+        """
+        data = handle.to_json()
+        path = Path(handle.path)
+        for base in (self.base, self.base.resolve()):
+            if path.is_relative_to(base):
+                data["path"] = data["relPath"] = path.relative_to(base).as_posix()
+                return data
+        data["path"] = handle.name
+        return data
+
+
+def _content(data: str | bytes, format: str) -> str | bytes:
+    """What the file will hold, checked: bytes as they are, text (NDJSON made of an array) as a str."""
     if not isinstance(data, str | bytes | bytearray | memoryview):
         raise ArtifactError(f"artifact data must be str or bytes, got {type(data).__name__}")
     if format == "bytes":
-        return utf8_pieces(data) if isinstance(data, str) else [bytes(data)]
+        return data if isinstance(data, str) else bytes(data)
     try:
         text = data if isinstance(data, str) else bytes(data).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ArtifactError(f"{format} artifact data is not valid UTF-8 (byte {exc.start}); save it with format 'bytes'") from exc
-    return utf8_pieces(_ndjson(text) if format == "ndjson" else text)
+    return _ndjson(text) if format == "ndjson" else text
+
+
+def _pieces(content: str | bytes) -> Iterable[bytes]:
+    """The file's bytes, in pieces: a big text is encoded a slice at a time, never as one more copy of it."""
+    return [content] if isinstance(content, bytes) else utf8_pieces(content)
+
+
+def _size(content: str | bytes) -> int:
+    """Bytes the file will take (UTF-8 counted a slice at a time, as it will be written)."""
+    if isinstance(content, bytes):
+        return len(content)
+    return len(content) if content.isascii() else sum(len(piece) for piece in utf8_pieces(content))
 
 
 def utf8_pieces(text: str) -> Iterator[bytes]:
@@ -317,6 +288,7 @@ class AtomicFile:
     def __init__(self, path: Path, name: str, unfinished: set[AtomicFile]) -> None:
         self.path, self.name = path, name
         self._tmp = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", suffix=".part", delete=False)
+        self.size = 0  # bytes written so far
         self._unfinished = unfinished  # the store's files not yet committed or discarded (see ArtifactStore.close)
         unfinished.add(self)
 
@@ -326,6 +298,7 @@ class AtomicFile:
                 view = memoryview(piece)
                 for start in range(0, len(view), _CHUNK):
                     self._tmp.write(view[start : start + _CHUNK])
+                self.size += len(view)
 
     def commit(self) -> None:
         with self._or_discard():
@@ -363,18 +336,10 @@ class AtomicFile:
 # ---- the bridge handlers behind api.saveArtifact, api.readArtifact, api.artifacts ------------------
 
 
-def handle_json(handle: Handle) -> dict[str, Any]:
-    """The handle as JS sees it, plus a path relative to the notebook for JupyterLab links."""
-    data = handle.to_json()
-    try:
-        data["relPath"] = os.path.relpath(handle.path, Path.cwd())
-    except ValueError:  # another drive on Windows
-        pass
-    return data
-
-
-def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str] = lambda text: text) -> None:
-    """Serve ``artifacts.save``, ``artifacts.read`` and ``artifacts.list`` for JS; ``redact`` masks secrets in text saved."""
+def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str] = lambda text: text, redact_json: Callable[[str], str] | None = None) -> None:
+    """Serve ``artifacts.save``, ``artifacts.read`` and ``artifacts.list`` for JS; ``redact`` masks secrets in text
+    saved, ``redact_json`` in JSON and NDJSON (keeping them JSON)."""
+    masks = {"json": redact_json or redact, "ndjson": redact_json or redact}
 
     async def save(params: dict[str, Any], ctx: CallContext) -> Any:
         fmt = params.get("format", "json")
@@ -383,7 +348,7 @@ def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str] 
         if fmt == "bytes":
             data = base64.b64decode(params["data"])
         else:
-            data = redact(data)
+            data = masks.get(fmt, redact)(data)
         try:
             name = params.get("name") or store.unique_name(f"result-{cell_stem(ctx.cell)}", fmt)
             # in a thread: a 50 MB artifact must not stall the kernel's loop, and an interrupt
@@ -391,7 +356,7 @@ def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str] 
             handle, eviction = await asyncio.to_thread(store.save_within_cap, name, data, fmt, auto)
             if eviction.message():
                 engine.sink.note(ctx.cell, eviction.message())
-            return handle_json(handle)
+            return store.handle_json(handle)
         except ArtifactError as exc:
             raise BridgeError("ArtifactError", str(exc)) from None
 
@@ -405,7 +370,7 @@ def register(engine: Engine, store: ArtifactStore, redact: Callable[[str], str] 
         return {"format": fmt, "data": content}
 
     async def listing(params: Any, ctx: CallContext) -> Any:
-        return [handle_json(h) for h in await asyncio.to_thread(store.list)]
+        return [store.handle_json(h) for h in await asyncio.to_thread(store.list)]
 
     engine.register("artifacts.save", save)
     engine.register("artifacts.read", read)

@@ -2,8 +2,9 @@
 
 A cell that composes many calls should show one updating line, not a flood: calls so far, the
 ones in flight, server progress as a bar, and elapsed time; it collapses into a summary when the
-cell ends. Fast cells show nothing (the display appears only once calls have run for a moment),
-and the full trace always goes into the execute_reply metadata (``mcp2repl.calls``).
+cell ends. Fast cells show nothing (the display appears only once calls have run for a moment).
+The full trace goes into a notebook's execute_reply metadata (``mcp2repl.calls``); a step client
+gets it when it asks (``--trace``), else one line each for failed and unfinished calls (:meth:`CellTrace.notes`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from typing import Any
 
 #: A live display appears only when the cell has been calling tools this long (seconds).
 SHOW_AFTER = 0.4
-#: At most this many display updates per second.
+#: At most this many display updates per second (and progress lines on stderr, after a first burst).
 UPDATES_PER_SECOND = 5
+#: Progress lines a terminal gets at once before they are paced (a task's first status and progress).
+BURST = 5
 #: Tools named in the in-flight line (grouped: ``everything.echo ×158``).
 MAX_NAMES = 4
 #: Calls of one cell recorded one by one; later ones are counted per tool (one row with ``count``),
@@ -41,15 +44,20 @@ class Call:
     progress: tuple[float, float | None, str | None] | None = None
 
     def record(self) -> dict[str, Any]:
-        return {
+        """What the trace says of the call; one still running (a call the cell did not await) is
+        ``unfinished``, neither a success nor a failure (``ok: false, error: null`` read as both)."""
+        row = {
             "server": self.server,
             "tool": self.tool,
-            "ok": bool(self.ok),
+            "ok": self.ok,
             "ms": self.ms,
             "bytesIn": self.bytes_in,
             "bytesOut": self.bytes_out,
             "error": self.error,
         }
+        if self.ok is None:
+            row["unfinished"] = True
+        return row
 
 
 Publish = Callable[[dict[str, Any], bool], None]  # (bundle, update?)
@@ -75,6 +83,9 @@ class CellTrace:
     _failed: int = 0
     _received: int = 0
     _folded: dict[tuple[str, str, bool], dict[str, Any]] = field(default_factory=dict)
+    _lines: float = BURST  # progress lines the terminal may get now (refilled UPDATES_PER_SECOND a second)
+    _paced: float = field(default_factory=time.monotonic)
+    _held: tuple[int, str] | None = None  # (call, line): the latest progress line that had to wait; a newer one replaces it
 
     def begin(self, server: str, tool: str, bytes_out: int) -> Call:
         self._next_id += 1
@@ -86,12 +97,26 @@ class CellTrace:
         return call
 
     def progress(self, call: Call, done: float, total: float | None, message: str | None) -> None:
+        """A server's progress: the display updates at most UPDATES_PER_SECOND times a second, and so do the
+        stderr lines of a terminal (after a first burst), however many notifications come: the latest wins."""
         call.progress = (done, total, message)
         if self.mode == "stderr" and self.stderr is not None:
             # a task's status message comes without numbers (done 0, no total)
             pct = f"{done / total:.0%}" if total else f"{done:g}" if done or not message else ""
-            self.stderr(f"[{call.server}.{call.tool}] {' '.join(filter(None, [pct, message]))}\n")
+            self._say(call.id, f"[{call.server}.{call.tool}] {' '.join(filter(None, [pct, message]))}\n")
         self._refresh()
+
+    def _say(self, call: int, line: str) -> None:
+        now = time.monotonic()
+        self._lines = min(BURST, self._lines + (now - self._paced) * UPDATES_PER_SECOND)
+        self._paced = now
+        if self._lines < 1:
+            self._held = (call, line)  # shown by a later tick, unless a newer line comes first
+            return
+        self._lines -= 1
+        self._held = None
+        assert self.stderr is not None
+        self.stderr(line)
 
     def end(self, call: Call, ok: bool, bytes_in: int = 0, error: str | None = None) -> None:
         call.ms = round((time.monotonic() - call.started) * 1000, 1)
@@ -116,6 +141,26 @@ class CellTrace:
         """One record per call, then (past KEPT_CALLS) one per tool and outcome with ``count`` and summed ms and bytes."""
         return [c.record() for c in self.calls] + [dict(row) for row in self._folded.values()]
 
+    def notes(self) -> list[str]:
+        """A line each for failed calls and for calls still running (not awaited?): what a step client is told
+        without the trace; nothing in it varies between runs of the same step (no timings)."""
+        lines = []
+        if self._failed:
+            failed: Counter[str] = Counter()
+            for c in self.calls:
+                if c.ok is False:
+                    failed[_named(c.server, c.tool, c.error)] += 1
+            for (server, tool, ok), row in self._folded.items():
+                if not ok:
+                    failed[_named(server, tool, row.get("error"))] += row["count"]
+            plural = "s" if self._next_id != 1 else ""
+            lines.append(f"{self._failed:,} of {self._next_id:,} tool call{plural} failed: {_grouped(failed)}")
+        if self._flying:
+            running = Counter(f"{c.server}.{c.tool}" for c in self._flying.values())
+            n = len(self._flying)
+            lines.append(f"{n:,} tool call{'s' if n != 1 else ''} had not finished when the step ended (a missing await?): {_grouped(running)}")
+        return lines
+
     def received(self) -> int:
         """Bytes of tool results this cell has received so far."""
         return self._received
@@ -138,7 +183,9 @@ class CellTrace:
             self.publish(self._bundle(final=False), True)
 
     def tick(self) -> None:
-        """Called periodically while the cell runs, so elapsed time moves without events."""
+        """Called periodically while the cell runs, so elapsed time moves without events (and a held progress line is shown)."""
+        if self._held is not None and self._held[0] in self._flying:
+            self._say(*self._held)
         self._refresh()
 
     async def ticking(self) -> None:
@@ -182,6 +229,16 @@ class CellTrace:
 
         # text/plain too: nbclient agents and terminals read only that
         return {"text/plain": plain, "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace">{html.escape(line)}{bar}</div>'}
+
+
+def _named(server: str, tool: str, error: Any) -> str:
+    first = str(error or "").strip().split("\n", 1)[0]
+    return f"{server}.{tool}" + (f" ({first[:120]}{'…' if len(first) > 120 else ''})" if first else "")
+
+
+def _grouped(counts: Counter[str]) -> str:
+    shown = [f"{name} ×{n:,}" if n > 1 else name for name, n in counts.most_common(MAX_NAMES)]
+    return ", ".join(shown) + (f" +{len(counts) - MAX_NAMES} more" if len(counts) > MAX_NAMES else "")
 
 
 def _size(n: int) -> str:

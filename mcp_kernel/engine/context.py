@@ -18,13 +18,15 @@ from typing import Any
 
 from py_mini_racer import JSOOMException, MiniRacer
 
-from ..compat import QuietResults, V8Function, start_eval, terminated_exception
+from ..compat import ExternalMemory, QuietResults, V8Function, start_eval, terminated_exception
+from .memory import STOP, BufferWatch
 
 JSTerminated = terminated_exception()
 log = logging.getLogger(__name__)
 
 #: The engine's own JS, evaluated in this order into every fresh context, before other scripts.
 RUNTIME_FILES = (
+    "buffers.js",
     "intrinsics.js",
     "stacks.js",
     "inspect.js",
@@ -35,7 +37,9 @@ RUNTIME_FILES = (
     "url-parse.js",
     "url.js",
     "apart.js",
+    "errors.js",
     "bridge.js",
+    "console.js",
     "promises.js",
     "introspect.js",
 )
@@ -52,7 +56,9 @@ def configure_v8() -> None:
     """
     from py_mini_racer import DEFAULT_V8_FLAGS, init_mini_racer
 
-    init_mini_racer(flags=(*DEFAULT_V8_FLAGS, f"--max-old-space-size={V8_OLD_SPACE_MB}"), ignore_duplicate_init=True)
+    # the gc extension under a name buffers.js takes and hides: the check of array buffer memory collects first
+    flags = (*DEFAULT_V8_FLAGS, f"--max-old-space-size={V8_OLD_SPACE_MB}", "--expose-gc-as=__mk$gc")
+    init_mini_racer(flags=flags, ignore_duplicate_init=True)
 
 
 #: above V8's ceiling with pointer compression (4 GB), so the ceiling is what applies
@@ -81,9 +87,11 @@ def runtime_scripts() -> list[tuple[str, str]]:
 class V8:
     """A mini-racer context and what the engine needs from it: evals, ``receive`` and the interrupt flag."""
 
-    def __init__(self, heap_limit: int, on_oom: Callable[[], None]) -> None:
+    def __init__(self, heap_limit: int, on_oom: Callable[[], None], on_buffers: Callable[[], None] = lambda: None) -> None:
         self.heap_limit = heap_limit
         self._on_oom = on_oom
+        self._on_buffers = on_buffers  # array buffers past the limit (called on the loop)
+        self._watch: BufferWatch | None = None
         self._racer: MiniRacer | None = None
         self._receive: V8Function | None = None
         self._drain: V8Function | None = None
@@ -109,10 +117,16 @@ class V8:
         racer.set_hard_memory_limit(self.heap_limit)
         for name, source in [*runtime_scripts(), *scripts]:
             await racer.eval_cancelable(f"{source}\n//# sourceURL=mcp2repl/{name}")
-        # every script has added its part: from now on the runtime's namespace cannot change
-        flag = await racer.eval_cancelable("Object.freeze(__mcp2repl).flagBuffer")
+        # every script has added its part: from now on the runtime's namespace cannot change; one
+        # array buffer may hold at most the heap limit (buffers.js)
+        flag = await racer.eval_cancelable(f"__mk$L({self.heap_limit}); Object.freeze(__mcp2repl).flagBuffer")
         assert isinstance(flag, memoryview)
         self.flag = flag
+        external = ExternalMemory(racer)
+        await external.attach(racer)
+        loop = asyncio.get_running_loop()
+        stop = lambda: loop.call_soon_threadsafe(self._on_buffers)  # noqa: E731 - from the watcher's thread
+        self._watch = BufferWatch(external, flag, self.heap_limit, lambda: self.inflight > 0, stop)
         receive = await racer.eval_cancelable("__mcp2repl.receive")
         argv = await racer.eval_cancelable("[]")
         self._receive = V8Function(racer, receive, argv)
@@ -128,7 +142,19 @@ class V8:
     def closed(self) -> bool:
         return self._racer is None
 
+    @property
+    def buffers_stop(self) -> bool:
+        """Is running code being stopped for holding too much array buffer memory (memory.py)?"""
+        return self.flag is not None and self.flag[0] == STOP
+
+    def watch_cell(self) -> None:
+        """A cell starts: the array buffers held now are earlier cells' (see memory.BufferWatch)."""
+        if self._watch is not None:
+            self._watch.cell_started()
+
     def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
         racer, self._racer = self._racer, None
         if racer is not None:
             racer.close()

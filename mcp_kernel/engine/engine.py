@@ -17,23 +17,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from py_mini_racer import JSOOMException, JSParseException
 
-from . import errors
+from . import errors, memory, nesting
 from .bridge import Bridge, Handler, Note, Sink
 from .context import V8, JSTerminated, configure_v8
 from .errors import JSError
-from .prepare import prepare
-from .rewrite import SourceMap
+from .prepare import Preparing
+from .rewrite import Rewritten, SourceMap
 
-#: Values of the interrupt flag (``__mk$f[0]`` in bridge.js).
+#: Values of the interrupt flag (``__mk$f[0]`` in bridge.js; 3 and 4 are memory.LOOK and memory.STOP).
 INTERRUPT = 1
 TIMEOUT = 2
 #: Errors of cells that were stopped; they are reported on the cell, never again as "uncaught".
 STOPPED = ("InterruptError", "TimeoutError")
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -84,6 +86,7 @@ class Engine:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Future[None] | None = None
         self._current: _Execution | None = None
+        self._preparing: Preparing | None = None
         self._recovering: asyncio.Task[None] | None = None
         self._late: list[str] = []  # uncaught errors that came while no cell ran, for the next cell
 
@@ -130,7 +133,7 @@ class Engine:
             raise
 
     async def _open(self) -> None:
-        v8 = V8(self.heap_limit_asked, self._out_of_memory)
+        v8 = V8(self.heap_limit_asked, self._out_of_memory, lambda: self._begin_recovery(False))  # array buffers past the limit
         await v8.open(self._setup.scripts)
         self._v8 = v8
         self.heap_limit = v8.heap_limit  # what V8 can really hold (see usable_heap_limit)
@@ -164,7 +167,15 @@ class Engine:
         self.bridge.drop_pending()
         if self._current and not self._current.future.done():
             self._current.future.set_result(CellOutcome(error=JSError("InterruptError", "Kernel is shutting down")))
+        if self._preparing is not None:
+            self._preparing.end("InterruptError", "Kernel is shutting down")
         v8.close()
+
+    async def idle(self) -> None:
+        """Wait until an interrupt's recovery is over: what is posted before then may be dropped."""
+        await self.ready()
+        if self._recovering is not None:
+            await asyncio.wait({self._recovering})
 
     @property
     def current_cell(self) -> str | None:
@@ -177,26 +188,40 @@ class Engine:
         await self.ready()
         if self._recovering is not None:
             await asyncio.shield(self._recovering)
-        rewritten = await prepare(code, cell, self._compile)
-        if isinstance(rewritten, JSError):
-            return CellOutcome(error=rewritten)
+        loop = asyncio.get_running_loop()
+        # A timer, not wait_for: a cell spinning after an await blocks even the drain below. It
+        # starts before preparation (off the loop, ended at once by an interrupt): it is the cell's time.
+        deadline = loop.call_later(time_limit, self.interrupt, True) if time_limit else None
+        self._preparing = preparing = Preparing(loop.create_future())
+        try:
+            rewritten = await preparing.run(code, cell, self._compile)
+            self._preparing = None
+            return CellOutcome(error=rewritten) if isinstance(rewritten, JSError) else await self._run(rewritten, cell)
+        except Exception as exc:  # a bug must still end the cell with an answer, which every face replies with
+            log.exception("running %s failed", cell)
+            failed = f"the cell failed in the kernel ({type(exc).__name__}); please report it"
+            return CellOutcome(error=JSError("InternalError", failed, [f"InternalError: {failed}"]))
+        finally:
+            if self._preparing is preparing:
+                self._preparing = None
+            if deadline is not None:
+                deadline.cancel()
+
+    async def _run(self, rewritten: Rewritten, cell: str) -> CellOutcome:
         self.maps[cell] = rewritten.source_map
         self.declared.update(rewritten.declared)
         loop = asyncio.get_running_loop()
         execution = _Execution(cell=cell, future=loop.create_future(), declared=rewritten.declared)
         self._current = execution
+        self._live().watch_cell()
         while self._late:
             self.sink.stream(cell, "stderr", self._late.pop(0))
-        # A timer, not wait_for: a cell spinning after an await blocks even the drain below.
-        deadline = loop.call_later(time_limit, self.interrupt, True) if time_limit else None
         # Starting and draining can block behind spinning JS; the outcome arrives through the
         # future either way (done message, interrupt recovery, OOM), so wait on that alone.
         execution.starter = asyncio.ensure_future(self._start_cell(rewritten.code, execution, rewritten.source_map))
         try:
             return await execution.future
         finally:
-            if deadline is not None:
-                deadline.cancel()
             # Never cancel the starter: cancelling an eval asks V8 to terminate whatever runs
             # at that moment, which can be the next cell. It finishes once V8 is idle.
             if self._current is execution:
@@ -212,7 +237,7 @@ class Engine:
                 if v8.memory_limit_reached():  # this cell hit the heap limit
                     self._out_of_memory()
                     break
-                if attempt == 2 or v8.flag is None or v8.flag[0]:
+                if attempt == 2 or v8.flag is None or v8.flag[0] in (INTERRUPT, TIMEOUT, memory.STOP):
                     self._fail(execution, "InterruptError", "Execution interrupted")
                     return
                 # A termination left pending by an earlier out-of-memory stop fires at the first
@@ -221,12 +246,17 @@ class Engine:
                 await v8.settled()
             except JSParseException as exc:
                 if not execution.future.done():
-                    execution.future.set_result(CellOutcome(error=errors.from_parse_exception(str(exc), execution.cell, smap)))
+                    error = nesting.too_deep_error(smap, execution.cell) if nesting.V8_OVERFLOW in str(exc) else None
+                    execution.future.set_result(CellOutcome(error=error or errors.from_parse_exception(str(exc), execution.cell, smap)))
                 return
             except JSOOMException:
                 self._out_of_memory()
                 break
             except Exception as exc:  # noqa: BLE001 - anything else still ends the cell, visibly
+                if nesting.V8_OVERFLOW in str(exc):  # compiling the cell's body (lazily, as it starts) overflowed
+                    if not execution.future.done():
+                        execution.future.set_result(CellOutcome(error=nesting.too_deep_error(smap, execution.cell)))
+                    return
                 self._fail(execution, "InternalError", f"the cell could not be started: {type(exc).__name__}: {exc}")
                 return
         await self.bridge.drain()
@@ -243,8 +273,9 @@ class Engine:
     def _finish(self, msg: dict[str, Any]) -> None:
         """A "done" message from JS."""
         current = self._current
-        if current is None or current.cell != msg["cell"] or current.future.done():
-            if not msg["ok"]:  # a cell that already ended (interrupted) failed later: say so
+        held = self._v8 is not None and self._v8.buffers_stop  # a memory stop reports itself (_recover)
+        if current is None or current.cell != msg["cell"] or current.future.done() or held:
+            if not msg["ok"] and not held:  # a cell that already ended (interrupted) failed later: say so
                 self._uncaught(msg)
             return
         if msg["ok"]:
@@ -300,6 +331,8 @@ class Engine:
         v8 = self._v8
         if v8 is None or v8.flag is None:
             return
+        if self._preparing is not None and not v8.buffers_stop:  # the cell is still being prepared: it ends now
+            self._preparing.end(*(("TimeoutError", "Cell time limit reached") if timeout else ("InterruptError", "Execution interrupted")))
         if self._current is None and v8.inflight == 0:
             v8.flag[0] = 0  # an idle interrupt (clients send one before every shutdown) is a no-op
             return
@@ -310,6 +343,8 @@ class Engine:
         """Make V8 idle again with globals intact; rebuild the context only as a last resort."""
         v8 = self._live()
         name, message = ("TimeoutError", "Cell time limit reached") if timeout else ("InterruptError", "Execution interrupted")
+        if buffers := v8.buffers_stop:
+            name, message = "RangeError", memory.buffers_message(self.heap_limit, None)
         self.bridge.drop_pending()
         abort = json.dumps({"cell": self._current.cell if self._current else "", "items": [["abort", name, message]]})
         rebuilt = False
@@ -322,9 +357,12 @@ class Engine:
                 await self._rebuild()
                 rebuilt = True
         finally:
+            current = self._current
+            if buffers and not rebuilt and current is not None and not current.future.done():  # free what it holds
+                message = memory.buffers_message(self.heap_limit, names := sorted(set(current.declared)))
+                await v8.receive(json.dumps({"cell": current.cell, "items": [["forget", names]]}))
             if not rebuilt and v8.flag is not None:
                 v8.flag[0] = 0
-            current = self._current
             if current is not None and not current.future.done():
                 err = JSError(name, message, [f"{name}: {message}"])
                 if rebuilt:
@@ -355,15 +393,8 @@ class Engine:
             v8.reset_memory_limit()
             forget = json.dumps({"cell": current.cell, "items": [["forget", names]]}) if names and current is not None else None
             v8.settle_after_oom(forget)
-        mb = self.heap_limit // (1024 * 1024)
-        msg = f"JavaScript heap out of memory: the cell needed more than the {mb} MB heap limit and was stopped"
-        if self.heap_limit < self.heap_limit_asked:
-            asked = self.heap_limit_asked // (1024 * 1024)
-            msg += f" (the {asked} MB asked for is more than this V8 build can hold)"
+        msg = memory.heap_message(self.heap_limit, self.heap_limit_asked, names if running else None)
         if running and current is not None:
-            if names:
-                msg += f". Its top-level names ({', '.join(names)}) were set to undefined to free the memory"
-            msg += "; if memory stays short, set large globals to null (or restart the kernel)"
             current.future.set_result(CellOutcome(error=JSError("RangeError", msg, [f"RangeError: {msg}"])))
         else:
             self.sink.note(current.cell if current else "", f"[mcp2repl] {msg}\n")

@@ -8,7 +8,7 @@ because they are noise to the user.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .rewrite import SourceMap
@@ -56,13 +56,38 @@ def cell_frames(stack: str, maps: Mapping[str, SourceMap]) -> list[str]:
     return lines
 
 
+#: Characters of a source line quoted under an error (a minified or generated line can be megabytes).
+EXCERPT = 160
+
+
 def _excerpt(source: str, col: int) -> list[str]:
-    """The source line, dedented like Python's tracebacks, with a caret under ``col``."""
+    """The source line, dedented like Python's tracebacks, with a caret under ``col``; a long line
+    is cut to the part around ``col``."""
     text = source.rstrip()
     if not text.strip():
         return []
     indent = len(text) - len(text.lstrip())
-    return [f"    {text.lstrip()}", "    " + " " * max(col - 1 - indent, 0) + "^"]
+    text, col = text[indent:], max(col - indent, 1)
+    if len(text) > EXCERPT:
+        start = max(0, min(col - 1 - EXCERPT // 2, len(text) - EXCERPT))
+        lead, tail = ("…" if start else ""), ("…" if start + EXCERPT < len(text) else "")
+        text, col = lead + text[start : start + EXCERPT] + tail, col - start + len(lead)
+    return [f"    {text}", "    " + " " * (col - 1) + "^"]
+
+
+#: How the words of an error a server caused (its ``extra`` names the server: a ToolError) are
+#: shown: the layer that knows servers sets it (api/tools.py: servers/shown.py's ``neutral``).
+_server_text: Callable[[str, str], str] | None = None
+
+
+def show_server_text(shown: Callable[[str, str], str]) -> None:
+    """Show a server's error text through ``shown(text, server)`` in every error built from now on.
+
+    A terminal runs the ANSI and OSC escapes it prints, so the message and traceback (what faces
+    show) are escaped; the error object in JS keeps the server's text as sent (``e.message``).
+    """
+    global _server_text
+    _server_text = shown
 
 
 def from_js(spec: Mapping[str, object], maps: Mapping[str, SourceMap]) -> JSError:
@@ -70,6 +95,11 @@ def from_js(spec: Mapping[str, object], maps: Mapping[str, SourceMap]) -> JSErro
     name = str(spec.get("name") or "Error")
     message = str(spec.get("message") or "")
     extra = {str(k): str(v) for k, v in dict(spec.get("extra") or {}).items()}  # type: ignore[call-overload]
+    server = extra.get("server")
+    if server and _server_text is not None:
+        message = _server_text(message, server)
+        if "context" in extra:
+            extra["context"] = _server_text(extra["context"], server).replace("\n", "\\n")
     err = JSError(name=name, message=message, extra=extra)
     err.traceback = [*err.headline.split("\n"), *cell_frames(str(spec.get("stack") or ""), maps)]
     return err

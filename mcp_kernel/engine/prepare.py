@@ -16,51 +16,141 @@ user's own text (the TypeScript, not its stripped form):
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from py_mini_racer import JSParseException
+from tree_sitter import Parser
 
-from . import errors
+from . import errors, nesting, treewalk, worker
 from .asi import insert_semicolons
 from .errors import JSError
 from .rewrite import CellSyntaxError, Rewritten, SourceMap, rewrite
 from .typestrip import TypeScriptError, strip_types
+from .typestrip_support import language
 
 #: Compiles JavaScript in V8 without running it; raises ``JSParseException`` for a syntax error.
 Compile = Callable[[str], Awaitable[object]]
+T = TypeVar("T")
 
 _WRAPPER = "(async function(){"
 log = logging.getLogger(__name__)
 
 
-async def prepare(code: str, cell: str, compile_js: Compile) -> Rewritten | JSError:
-    """The rewritten cell, or the SyntaxError to report for it."""
+@dataclass
+class Preparing:
+    """A cell being prepared: :meth:`run` returns its outcome, or, the moment :meth:`end` is called
+    (an interrupt, the time limit, shutdown), the error it ended with; ``stop`` then tells the
+    worker thread to give up at its next checkpoint, and its late result is dropped."""
+
+    stopped: asyncio.Future[JSError]
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def end(self, name: str, message: str) -> None:
+        self.stop.set()
+        if not self.stopped.done():
+            self.stopped.set_result(JSError(name, message, [f"{name}: {message}"]))
+
+    async def run(self, code: str, cell: str, compile_js: Compile) -> Rewritten | JSError:
+        work = asyncio.ensure_future(prepare(code, cell, compile_js, self.stop))
+        try:
+            await asyncio.wait({work, self.stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not work.done():
+                self.stop.set()
+                work.add_done_callback(lambda w: w.cancelled() or w.exception())
+        if self.stopped.done():
+            return self.stopped.result()
+        try:
+            return work.result()
+        except treewalk.Stopped:
+            return JSError("InterruptError", "Execution interrupted", ["InterruptError: Execution interrupted"])
+        except Exception as exc:  # a bug in preparation must still end the cell, visibly
+            log.exception("preparing %s failed", cell)
+            message = f"the cell could not be prepared ({type(exc).__name__}); please report this with the cell"
+            return JSError("InternalError", message, [f"InternalError: {message}"])
+
+
+@dataclass
+class _ForV8:
+    """The rewrite failed: V8's verdict on the JavaScript decides what to report."""
+
+    js: str
+    failure: CellSyntaxError
+    smap: SourceMap
+
+
+async def prepare(code: str, cell: str, compile_js: Compile, stop: threading.Event | None = None) -> Rewritten | JSError:
+    """The rewritten cell, or the SyntaxError to report for it.
+
+    The work runs in a worker thread, so the event loop keeps serving requests while a big cell is
+    prepared; ``stop`` ends it at the next checkpoint (treewalk.Stopped), for an interrupt or the
+    cell's time limit.
+    """
+    first = await in_thread(stop, _first, code, cell)
+    if not isinstance(first, _ForV8):
+        return first
+    js, failure, smap = first.js, first.failure, first.smap
+    if failure.message.startswith(("'import'", "'export'")):
+        return errors.syntax_error(failure.message, cell, failure.line, failure.column, smap)
+    try:
+        await compile_js(f"{_WRAPPER}{js}\n}});0")
+    except JSParseException as parse:
+        if nesting.V8_OVERFLOW in str(parse):
+            return nesting.too_deep_error(smap, cell)
+        return errors.from_parse_exception(str(parse), cell, smap)
+    except Exception:  # noqa: BLE001 - without V8's verdict, report the parser's own position
+        return errors.syntax_error(failure.message, cell, failure.line, failure.column, smap)
+    # V8 compiles it, so only tree-sitter is wrong: add the semicolons V8 inserts by itself
+    repaired = await in_thread(stop, _repaired, js, cell, code)
+    return repaired if repaired is not None else errors.syntax_error(failure.message, cell, failure.line, failure.column, smap)
+
+
+async def in_thread(stop: threading.Event | None, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a worker thread, as preparation that ``stop`` ends (see treewalk.checkpoint);
+    for a big input in a child process instead (``fn`` at module level: see worker.py)."""
+    if worker.size(args) >= worker.THRESHOLD:
+        return await worker.in_process(stop, fn, *args)
+
+    def call() -> T:
+        with treewalk.stoppable(stop) if stop is not None else contextlib.nullcontext():
+            return fn(*args)
+
+    return await asyncio.to_thread(call)
+
+
+def _first(code: str, cell: str) -> Rewritten | JSError | _ForV8:
+    """Everything before V8's verdict: the nesting bound, type stripping, the rewrite."""
+    deep = nesting.past_limit(code.encode("utf-8"), Parser(language()))
+    if deep is not None:
+        levels, (row, byte_column) = deep
+        column = len(code.split("\n", row + 1)[row].encode("utf-8")[:byte_column].decode("utf-8", "replace")) + 1
+        return errors.syntax_error(nesting.too_deep(levels), cell, row + 1, column, SourceMap(code))
     try:
         js = strip_types(code)
     except TypeScriptError as exc:
         return errors.syntax_error(exc.message, cell, exc.line, exc.column, SourceMap(code), extra={"construct": exc.construct})
+    except treewalk.Stopped:
+        raise
     except Exception:  # a stripper bug must not take the cell down: run it as written
         log.exception("type stripping failed on %s; running it unchanged", cell)
         js = code
     try:
         return rewrite(js, cell, shown=code)
     except CellSyntaxError as exc:
-        failure = exc
-    smap = SourceMap.with_prefix(js, len(_WRAPPER), shown=code)
-    if failure.message.startswith(("'import'", "'export'")):
-        return errors.syntax_error(failure.message, cell, failure.line, failure.column, smap)
-    try:
-        await compile_js(f"{_WRAPPER}{js}\n}});0")
-    except JSParseException as parse:
-        return errors.from_parse_exception(str(parse), cell, smap)
-    except Exception:  # noqa: BLE001 - without V8's verdict, report the parser's own position
-        return errors.syntax_error(failure.message, cell, failure.line, failure.column, smap)
-    # V8 compiles it, so only tree-sitter is wrong: add the semicolons V8 inserts by itself
+        return _ForV8(js, exc, SourceMap.with_prefix(js, len(_WRAPPER), shown=code))
+
+
+def _repaired(js: str, cell: str, code: str) -> Rewritten | None:
     repaired = insert_semicolons(js)
     if repaired is not None:
         try:
             return rewrite(repaired, cell, shown=code)
         except CellSyntaxError:
             pass
-    return errors.syntax_error(failure.message, cell, failure.line, failure.column, smap)
+    return None

@@ -7,7 +7,9 @@ wrapped in an ``async function`` and rewritten with a real parser (tree-sitter):
 * top-level ``const``/``let``/``var`` become assignments to globals, ``class C`` becomes
   ``C = class C``, and top-level functions are published to ``globalThis`` at the start of the
   body (keeping their hoisting), so later cells see them and re-running a cell works;
-* the last top-level expression statement becomes the cell's ``return`` value;
+* the last top-level expression statement (or a trailing if/try/loop's completion value) becomes
+  the cell's ``return`` value, boxed like every top-level ``return X`` (``__mk$v``, bridge.js): an
+  async function's result is resolved through its ``then``, which a cell may put on Object.prototype;
 * every loop body and every function body starts with an interrupt check that reads a shared
   flag Python can set from any thread, so runaway code stops wherever it spins.
 
@@ -19,11 +21,17 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 import tree_sitter_javascript
-from tree_sitter import Language, Node, Parser, Query, QueryCursor
+from tree_sitter import Language, Node, Parser, Query
+
+from . import treewalk
+from .treewalk import first_error
+
+__all__ = ["CHECK", "CellSyntaxError", "Rewritten", "SourceMap", "first_error", "parser", "rewrite", "strip_checks"]
 
 #: Statement injected at loop back-edges and function entries. ``__mk$f`` is a script-level
 #: ``const`` Uint8Array over a SharedArrayBuffer (see bridge.js); ``__mk$i`` throws.
@@ -43,6 +51,12 @@ _FUNCTIONS = (
     "method_definition",
 )
 _QUERY_SOURCE = "[" + " ".join(f"({t})" for t in _FUNCTIONS) + "] @fn [" + " ".join(f"({t})" for t in _LOOPS) + "] @loop"
+#: What every function and loop contains: a parameter list's or a loop head's ``(``, or an arrow.
+_FN_OR_LOOP_TOKENS = re.compile(rb"\(|=>")
+RETURN_OPEN = ";return __mk$v(("  # the cell's value, in a box with no prototype (bridge.js)
+BOX_OPEN = "__mk$v(("
+BOX_CLOSE = "))"
+_RETURN_TOKEN = re.compile(rb"return")
 
 
 @lru_cache(maxsize=1)
@@ -53,6 +67,11 @@ def _language() -> Language:
 @lru_cache(maxsize=1)
 def _query() -> Query:
     return Query(_language(), _QUERY_SOURCE)
+
+
+@lru_cache(maxsize=1)
+def _returns() -> Query:
+    return Query(_language(), "(return_statement) @ret")
 
 
 def parser() -> Parser:
@@ -131,7 +150,7 @@ class SourceMap:
 
 def _build_segments(source: str, pieces: list[tuple[str, int, bool]]) -> dict[int, list[tuple[int, int, bool]]]:
     segments: dict[int, list[tuple[int, int, bool]]] = {}
-    line_starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
+    line_starts = [0, *(m.end() for m in re.finditer("\n", source))]
 
     def column(offset: int) -> int:
         return offset - line_starts[bisect.bisect_right(line_starts, offset) - 1]
@@ -167,36 +186,31 @@ def _utf16_len(text: str) -> int:
 
 
 class _Edits:
-    """Insertions and replacements keyed by character offsets into the original source."""
+    """Insertions and replacements keyed by byte offsets into the original source (tree-sitter's),
+    turned into character offsets once, in one pass, when applied."""
 
     def __init__(self, source: str, raw: bytes) -> None:
         self.source = source
-        self.items: list[tuple[int, int, int, str]] = []  # (start, end, order, text)
-        self._ascii = len(source) == len(raw)
-        self._char_of: list[int] | None = None
-        self._raw = raw
-
-    def char(self, byte_offset: int) -> int:
-        if self._ascii:
-            return byte_offset
-        if self._char_of is None:
-            table = [0] * (len(self._raw) + 1)
-            pos = 0
-            for ci, ch in enumerate(self.source):
-                n = len(ch.encode("utf-8"))
-                for k in range(n):
-                    table[pos + k] = ci
-                pos += n
-            table[pos] = len(self.source)
-            self._char_of = table
-        return self._char_of[byte_offset]
+        self.items: list[tuple[int, int, int, str]] = []  # (start byte, end byte, order, text)
+        self.raw = raw
 
     def insert(self, byte_offset: int, text: str, order: int = 0) -> None:
-        at = self.char(byte_offset)
-        self.items.append((at, at, order, text))
+        self.items.append((byte_offset, byte_offset, order, text))
 
     def replace(self, start_byte: int, end_byte: int, text: str) -> None:
-        self.items.append((self.char(start_byte), self.char(end_byte), 0, text))
+        self.items.append((start_byte, end_byte, 0, text))
+
+    def _in_chars(self) -> list[tuple[int, int, int, str]]:
+        if len(self.source) == len(self.raw):  # ASCII: bytes are characters
+            return self.items
+        offsets = sorted({b for start, end, _, _ in self.items for b in (start, end)})
+        chars: dict[int, int] = {}
+        pos = count = 0
+        for b in offsets:
+            count += len(self.raw[pos:b].decode("utf-8"))
+            chars[b] = count
+            pos = b
+        return [(chars[start], chars[end], order, text) for start, end, order, text in self.items]
 
     def apply(self, prefix: str, shown: str | None = None) -> tuple[str, SourceMap]:
         """Build the generated text and its column map; ``prefix`` goes before line 1."""
@@ -204,7 +218,7 @@ class _Edits:
         # (text, original offset, inserted?) — inserted text maps to where it was inserted
         pieces: list[tuple[str, int, bool]] = [(prefix, 0, True)]
         pos = 0
-        for start, end, _order, text in sorted(self.items, key=lambda e: (e[0], e[2])):
+        for start, end, _order, text in sorted(self._in_chars(), key=lambda e: (e[0], e[2])):
             if start > pos:
                 pieces.append((src[pos:start], pos, False))
             pieces.append((text, start, True))
@@ -214,33 +228,19 @@ class _Edits:
 
 
 def _declared_names(pattern: Node, out: list[str]) -> None:
-    """Collect the identifiers bound by a declarator name (identifier or destructuring)."""
-    kind = pattern.type
-    if kind in ("identifier", "shorthand_property_identifier_pattern"):
-        out.append(pattern.text.decode())
-    elif kind == "pair_pattern":
-        value = pattern.child_by_field_name("value")
-        if value is not None:
-            _declared_names(value, out)
-    elif kind == "assignment_pattern":
-        left = pattern.child_by_field_name("left")
-        if left is not None:
-            _declared_names(left, out)
-    else:
-        for child in pattern.named_children:
-            _declared_names(child, out)
-
-
-def first_error(node: Node) -> Node | None:
-    if node.type == "ERROR" or node.is_missing:
-        return node
-    if not node.has_error:
-        return None
-    for child in node.children:
-        found = first_error(child)
-        if found is not None:
-            return found
-    return node
+    """Collect the identifiers bound by a declarator name (identifier or destructuring), in order."""
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in ("identifier", "shorthand_property_identifier_pattern"):
+            out.append(node.text.decode())
+        elif kind in ("pair_pattern", "assignment_pattern"):
+            part = node.child_by_field_name("value" if kind == "pair_pattern" else "left")
+            if part is not None:
+                stack.append(part)
+        else:
+            stack.extend(reversed(node.named_children))
 
 
 def _rewrite_declaration(node: Node, edits: _Edits, declared: list[str], hoisted: list[str]) -> None:
@@ -280,7 +280,7 @@ def rewrite(source: str, cell_name: str, shown: str | None = None) -> Rewritten:
     remaining syntax errors when it compiles the result.
     """
     raw = source.encode("utf-8")
-    tree = parser().parse(raw)
+    tree = treewalk.parse(parser(), raw)
     root = tree.root_node
     if root.has_error:
         err = first_error(root)
@@ -317,16 +317,27 @@ def rewrite(source: str, cell_name: str, shown: str | None = None) -> Rewritten:
                 edits.insert(stmt.start_byte, f";{n}=")
                 edits.insert(stmt.end_byte, ";", order=1)
 
+    valued = False
     if statements and statements[-1].type == "expression_statement":
         last = statements[-1]
         expr = last.named_children[0] if last.named_children else None
         if expr is not None:
-            edits.insert(expr.start_byte, ";return (", order=2)
-            edits.insert(expr.end_byte, ")", order=-1)
+            edits.insert(expr.start_byte, RETURN_OPEN, order=2)
+            edits.insert(expr.end_byte, BOX_CLOSE, order=-1)
+    elif statements and statements[-1].type in _COMPOUND:
+        for expr in _completion_values(statements[-1]):
+            valued = True
+            # no `;` first (it may be an if's whole branch); inside a loop body's `{check` and its `}`
+            edits.insert(expr.start_byte, f"{VALUE}=(", order=4)
+            edits.insert(expr.end_byte, ")", order=-3)
+        if valued:
+            edits.insert(statements[-1].end_byte, f";return {BOX_OPEN}{VALUE}{BOX_CLOSE};", order=1)
+    _box_top_level_returns(root, edits)
 
     _inject_checks(root, edits)
 
-    hoist = "".join(f"if(!({json.dumps(n)} in globalThis))globalThis[{json.dumps(n)}]=undefined;" for n in hoisted_vars)
+    hoist = f"let {VALUE};" if valued else ""
+    hoist += "".join(f"if(!({json.dumps(n)} in globalThis))globalThis[{json.dumps(n)}]=undefined;" for n in hoisted_vars)
     hoist += "".join(f"globalThis[{json.dumps(n)}]={n};" for n in functions)
     declared.extend(functions)
     prefix = f"__mcp2repl.run({json.dumps(cell_name)},async function(){{{CHECK}{hoist}"
@@ -337,8 +348,47 @@ def rewrite(source: str, cell_name: str, shown: str | None = None) -> Rewritten:
     return Rewritten(code=code, source_map=smap, declared=declared)
 
 
+#: The value of a cell ending in one of these (``if (x) { 1 } else { 2 }``) is its completion value,
+#: as in Node's REPL: the last expression statement it ran, kept in VALUE.
+_COMPOUND = frozenset(("if_statement", "try_statement", "switch_statement", "statement_block", "labeled_statement", *_LOOPS))
+_BRANCHES = _COMPOUND | {"else_clause", "catch_clause", "switch_body", "switch_case", "switch_default"}
+VALUE = "__mk$c"
+
+
+def _completion_values(stmt: Node) -> list[Node]:
+    """The expressions of the expression statements whose value can be ``stmt``'s completion value: in
+    its blocks, branches, catch clauses, cases and loop bodies (not in functions, nor in ``finally``,
+    whose completion JavaScript does not keep)."""
+    found: list[Node] = []
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if node.type == "expression_statement":
+            if node.named_children:
+                found.append(node.named_children[0])
+        elif node.type in _LOOPS:  # the body only: a loop's head has expression statements of its own
+            body = node.child_by_field_name("body")
+            if body is not None:
+                stack.append(body)
+        elif node.type in _BRANCHES:
+            stack.extend(reversed(node.named_children))
+    return found
+
+
+def _box_top_level_returns(root: Node, edits: _Edits) -> None:
+    """Box the value of each ``return X`` of the cell itself (not of a function in it)."""
+    for node in treewalk.captures(_returns(), root, edits.raw, _RETURN_TOKEN).get("ret", []):
+        value = next((c for c in node.named_children if c.type != "comment"), None)
+        up = node.parent
+        while up is not None and up.type not in _FUNCTIONS and up.type != "class_body":
+            up = up.parent
+        if value is not None and up is None:
+            edits.insert(value.start_byte, BOX_OPEN, order=2)
+            edits.insert(value.end_byte, BOX_CLOSE, order=-1)
+
+
 def _inject_checks(root: Node, edits: _Edits) -> None:
-    captures = QueryCursor(_query()).captures(root)
+    captures = treewalk.captures(_query(), root, edits.raw, _FN_OR_LOOP_TOKENS)
     for node in captures.get("loop", []):
         body = node.child_by_field_name("body")
         if body is None:

@@ -27,14 +27,16 @@ are, for V8 to report.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import tree_sitter_javascript
-from tree_sitter import Language, Parser, Query, QueryCursor
+from tree_sitter import Language, Node, Parser, Query
 
+from mcp_kernel.engine import treewalk
 from mcp_kernel.engine.typestrip_errors import TypeScriptError
 from mcp_kernel.engine.typestrip_support import language, render, statement_ends
-from mcp_kernel.engine.typestrip_walk import Walk
+from mcp_kernel.engine.typestrip_walk import Walk, run
 
 __all__ = ["TypeScriptError", "strip_types"]
 
@@ -59,6 +61,13 @@ _MARKS = """
 (export_statement "=" @ts)
 (binary_expression operator: "<") @ts
 """
+#: A token each of the patterns above contains (treewalk.captures skips subtrees without one);
+#: ``:`` (type annotations) counts outside data literals only.
+_MARK_TOKENS = re.compile(
+    rb"[<!?@(]|=>|\b(?:as|satisfies|interface|type|declare|abstract|enum|namespace|module|global|implements|public|private"
+    rb"|protected|readonly|override|import|export|class|function|this|asserts|is|infer|keyof)\b"
+)
+_COLON = re.compile(rb":")
 
 
 @lru_cache(maxsize=1)
@@ -78,19 +87,23 @@ def strip_types(source: str) -> str:
     unchanged. Raises :class:`TypeScriptError` for syntax that erasing cannot express.
     """
     raw = source.encode("utf-8")
-    root = Parser(language()).parse(raw).root_node
-    captures = QueryCursor(_marks_query()).captures(root).get("ts", [])
+    root = treewalk.parse(Parser(language()), raw).root_node
+    captures = _marks(root, raw)
     if not captures:
         return source
     ends = statement_ends(raw, root, captures)
     text = raw
     if ends.blanks or ends.erased or ends.breaks:  # parse again, with those statements ended as TypeScript ends them
         text = ends.patch(raw)
-        root = Parser(language()).parse(text).root_node
-        captures = QueryCursor(_marks_query()).captures(root).get("ts", [])
+        root = treewalk.parse(Parser(language()), text).root_node
+        captures = _marks(root, text)
         ends.puts += ends.break_puts(root)
-    if root.has_error and not Parser(_javascript()).parse(raw).root_node.has_error:
+    if root.has_error and not treewalk.parse(Parser(_javascript()), raw).root_node.has_error:
         return source  # JavaScript that this TypeScript grammar cannot read (e.g. `using`)
     walk = Walk(text, raw, sorted([n.start_byte for n in captures] + list(ends.erased)), ends.erased)
-    walk.statements(root.named_children, function_body=True)
+    run(walk.statements(root.named_children, function_body=True))
     return render(source, raw, ends.blanks + walk.blanks, ends.puts + walk.puts)
+
+
+def _marks(root: Node, raw: bytes) -> list[Node]:
+    return treewalk.captures(_marks_query(), root, raw, _MARK_TOKENS, _COLON).get("ts", [])

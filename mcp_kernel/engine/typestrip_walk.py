@@ -8,14 +8,20 @@ code decision by decision (the tests compare outputs byte for byte); everything 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from typing import Any
 
 from tree_sitter import Node
 
+from mcp_kernel.engine.treewalk import checkpoint
 from mcp_kernel.engine.typestrip_errors import refuse
 from mcp_kernel.engine.typestrip_support import changes_grouping, end_with_comma, has_values
 
-__all__ = ["Walk"]
+__all__ = ["Walk", "run"]
+
+#: A step of the walk that visits nodes: a generator that yields the steps it calls (see :func:`run`)
+#: and returns what the method returns, so that no depth of the tree deepens Python's stack.
+Steps = Generator["Steps", Any, Any]
 
 # Erased wherever the walk meets them.
 _TYPE_ONLY = frozenset(
@@ -61,21 +67,25 @@ class Walk:
         self.blank(node.start_byte, end or node.end_byte, ";" if self.semi else "")
         return False
 
-    def visit(self, node: Node) -> bool:
+    def visit(self, node: Node) -> Steps:
         """Visit one node; False when it was erased as a whole."""
         start, end, marks = node.start_byte, node.end_byte, self.marks
         i = bisect_left(marks, start)
         if i < len(marks) and marks[i] < end and node.type != "ERROR":
             handler = _HANDLERS.get(node.type)
             if handler is None:
-                self.children(node.named_children)
-            elif not handler(self, node):
-                return False
+                yield self.children(node.named_children)
+            else:
+                done = handler(self, node)
+                if not isinstance(done, bool):
+                    done = yield done
+                if not done:
+                    return False
         if end > start:
             self.semi = self.raw[end - 1] != 0x3B
         return True
 
-    def children(self, nodes: Sequence[Node]) -> None:
+    def children(self, nodes: Sequence[Node]) -> Steps:
         """Visit the named nodes among ``nodes``, erasing type-only ones."""
         marks = self.marks
         for child in nodes:
@@ -88,11 +98,11 @@ class Walk:
                 start, end = child.start_byte, child.end_byte
                 i = bisect_left(marks, start)
                 if i < len(marks) and marks[i] < end:
-                    self.visit(child)
+                    yield self.visit(child)
                 elif end > start:  # nothing to erase inside: what visit() would leave
                     self.semi = self.raw[end - 1] != 0x3B
 
-    def statements(self, nodes: Sequence[Node], function_body: bool) -> None:
+    def statements(self, nodes: Sequence[Node], function_body: bool) -> Steps:
         saved_semi, saved_end = self.semi, self.stmt_end
         if function_body:
             self.semi = False  # a new function body starts a new list of statements
@@ -100,7 +110,7 @@ class Walk:
             if node.is_named and node.type not in _SKIPPED:
                 erased = self.erased.get(node.end_byte - 1) if node.type != "empty_statement" else None
                 self.stmt_end = node.end_byte if erased is None else len(self.raw[: node.end_byte - 1].rstrip())
-                if self.visit(node) and erased is not None:
+                if (yield self.visit(node)) and erased is not None:
                     self.semi = True  # as TypeScript sees it, it ended without `;` (see Ends)
                 if erased is not None:
                     self.blank(node.end_byte - 1, erased, ";" if self.semi else "")
@@ -116,11 +126,11 @@ class Walk:
             return self.erase(statement or node)
         refuse(self.original, node, "namespace" if node.type == "internal_module" else "module")
 
-    def expression_statement(self, node: Node) -> bool:
+    def expression_statement(self, node: Node) -> Steps:
         inner = node.named_children[0] if node.named_child_count else None
         if inner is not None and inner.type in ("internal_module", "module"):  # tree-sitter's shape
             return self.namespace(inner, node)
-        self.children(node.children)
+        yield self.children(node.children)
         return True
 
     def empty_statement(self, node: Node) -> bool:
@@ -141,7 +151,7 @@ class Walk:
                         self.type_specifiers(named.children)
         return True
 
-    def export_statement(self, node: Node) -> bool:
+    def export_statement(self, node: Node) -> Steps:
         kids = node.children
         if any(k.type == "type" for k in kids):
             return self.erase(node)  # export type { … }
@@ -157,12 +167,12 @@ class Walk:
         if inner is not None and inner.type in ("internal_module", "module"):
             return self.namespace(inner, node)
         if decl is not None:
-            self.visit(decl)
+            yield self.visit(decl)
         for kid in kids:
             if kid.type == "export_clause":
                 self.type_specifiers(kid.children)
             elif kid.is_named and kid.type not in _SKIPPED and kid is not decl and kid.type != "string":
-                self.visit(kid)
+                yield self.visit(kid)
         return True
 
     def type_specifiers(self, kids: Sequence[Node]) -> None:
@@ -173,7 +183,7 @@ class Walk:
 
     # --- classes ------------------------------------------------------------------------------
 
-    def klass(self, node: Node) -> bool:
+    def klass(self, node: Node) -> Steps:
         kids = node.children
         for i, kid in enumerate(kids):
             kind = kid.type
@@ -184,12 +194,12 @@ class Walk:
             elif kind == "type_parameters":
                 self.blank(kid.start_byte, kid.end_byte)
             elif kind == "class_heritage":
-                self.children(kid.named_children)
+                yield self.children(kid.named_children)
             elif kind == "class_body":
-                self.class_body(kid.children)
+                yield self.class_body(kid.children)
         return True
 
-    def class_body(self, kids: list[Node]) -> None:
+    def class_body(self, kids: list[Node]) -> Steps:
         saved_end = self.stmt_end
         skip_to = 0
         for i, member in enumerate(kids):
@@ -212,7 +222,7 @@ class Walk:
             elif kind == "public_field_definition" and any(k.type in ("declare", "abstract") for k in member.children):
                 self.erase(member, end)
             else:
-                self.visit(member)
+                yield self.visit(member)
                 continue
             skip_to = j + 1 if end != member.end_byte else 0
         self.stmt_end = saved_end
@@ -230,25 +240,25 @@ class Walk:
                 self.blank(kid.start_byte, kid.end_byte, ";" if computed else "")
             first = first and kid.type not in _MODIFIERS
 
-    def field(self, node: Node) -> bool:
+    def field(self, node: Node) -> Steps:
         kids = node.children
         self.modifiers(kids, node.child_by_field_name("name"))
         for kid in kids:
             if kid.type in ("!", "?", "type_annotation"):
                 self.blank(kid.start_byte, kid.end_byte)
             elif kid.is_named and kid.type not in _SKIPPED and kid.type not in _MODIFIERS and kid.type not in _REMOVED_MODIFIERS:
-                self.visit(kid)
+                yield self.visit(kid)
         return True
 
     # --- functions ----------------------------------------------------------------------------
 
-    def type_assertion(self, node: Node) -> bool:
+    def type_assertion(self, node: Node) -> Steps:
         expr = node.children[-1]
         if expr.type == "arrow_function" and expr.child_by_field_name("type_parameters") is None:
-            return self.function(expr, node.children[0])  # `<T>(x: T) => x` is a generic arrow
+            return (yield self.function(expr, node.children[0]))  # `<T>(x: T) => x` is a generic arrow
         refuse(self.original, node, "type assertion")
 
-    def function(self, node: Node, generics: Node | None = None) -> bool:
+    def function(self, node: Node, generics: Node | None = None) -> Steps:
         name = node.child_by_field_name("name")
         params = node.child_by_field_name("parameters")
         if node.type == "method_definition":
@@ -257,7 +267,7 @@ class Walk:
                 if kid.type == "?":
                     self.blank(kid.start_byte, kid.end_byte)
         if name is not None:
-            self.visit(name)
+            yield self.visit(name)
         generics = generics or node.child_by_field_name("type_parameters")
         if generics is not None and params is not None:
             if b"\n" in self.raw[generics.start_byte + 1 : params.start_byte + 1]:
@@ -268,9 +278,9 @@ class Walk:
             else:
                 self.blank(generics.start_byte, generics.end_byte)
         if params is not None:
-            self.parameters(params.children)
+            yield self.parameters(params.children)
         else:
-            self.children(node.children_by_field_name("parameter"))
+            yield self.children(node.children_by_field_name("parameter"))
         returns = node.child_by_field_name("return_type")
         if returns is not None and params is not None:
             tokens = [k for k in params.children if k.type != "comment"]
@@ -283,12 +293,12 @@ class Walk:
                 self.blank(returns.start_byte, returns.end_byte)
         body = node.child_by_field_name("body")
         if body is not None and body.type == "statement_block":
-            self.statements(body.named_children, function_body=True)
+            yield self.statements(body.named_children, function_body=True)
         elif body is not None:
-            self.visit(body)
+            yield self.visit(body)
         return True
 
-    def parameters(self, kids: list[Node]) -> None:
+    def parameters(self, kids: list[Node]) -> Steps:
         first = True
         for i, param in enumerate(kids):
             if param.type not in ("required_parameter", "optional_parameter"):
@@ -306,18 +316,18 @@ class Walk:
                 elif kid.type == "decorator":
                     refuse(self.original, kid, "decorator")
                 elif kid.is_named and kid.type not in _SKIPPED:
-                    self.visit(kid)
+                    yield self.visit(kid)
 
     # --- expressions --------------------------------------------------------------------------
 
-    def declarator(self, node: Node) -> bool:
+    def declarator(self, node: Node) -> Steps:
         for kid in node.children:
             if kid.type == "!":
                 self.blank(kid.start_byte, kid.end_byte)
-        self.children(node.children)
+        yield self.children(node.children)
         return True
 
-    def assertion(self, node: Node) -> bool:
+    def assertion(self, node: Node) -> Steps:
         expr = node.children[0]
         base = expr
         while base.type in _ASSERTIONS:
@@ -325,23 +335,48 @@ class Walk:
         operator = base.child_by_field_name("operator") if base.type == "binary_expression" else None
         if operator is not None and changes_grouping(self.raw, operator.type, node.end_byte):
             refuse(self.original, node, "as" if node.type == "as_expression" else "satisfies")
-        self.visit(expr)
+        yield self.visit(expr)
         end = node.end_byte
         semi = end == self.stmt_end and self.raw[end : end + 1] != b";"
         self.blank(expr.end_byte, end, ";" if semi else "")
         return True
 
-    def non_null(self, node: Node) -> bool:
-        self.visit(node.children[0])
+    def non_null(self, node: Node) -> Steps:
+        yield self.visit(node.children[0])
         self.blank(node.end_byte - 1, node.end_byte)
         return True
 
-    def switch_case(self, node: Node) -> bool:
+    def switch_case(self, node: Node) -> Steps:
         value = node.child_by_field_name("value")
         if value is not None:
-            self.visit(value)
-        self.statements(node.children_by_field_name("body"), function_body=False)
+            yield self.visit(value)
+        yield self.statements(node.children_by_field_name("body"), function_body=False)
         return True
+
+
+def run(steps: Steps) -> Any:
+    """Run a step of the walk and every step it calls, on a stack of our own (a trampoline)."""
+    stack = [steps]
+    value: Any = None
+    count = 0
+    while stack:
+        try:
+            called = stack[-1].send(value)
+        except StopIteration as done:
+            stack.pop()
+            value = done.value
+            continue
+        count += 1
+        if not count % 1024:
+            checkpoint()
+        stack.append(called)
+        value = None
+    return value
+
+
+def _block(walk: Walk, node: Node) -> Steps:
+    yield walk.statements(node.named_children, function_body=False)
+    return True
 
 
 def _erase_exact(walk: Walk, node: Node) -> bool:
@@ -357,7 +392,7 @@ def _refuse(construct: str) -> Callable[[Walk, Node], bool]:
     return handler
 
 
-_HANDLERS: dict[str, Callable[[Walk, Node], bool]] = {
+_HANDLERS: dict[str, Callable[[Walk, Node], Any]] = {
     **dict.fromkeys(("interface_declaration", "type_alias_declaration", "ambient_declaration"), Walk.erase),
     **dict.fromkeys(("internal_module", "module"), Walk.namespace),
     **dict.fromkeys(("class_declaration", "abstract_class_declaration", "class"), Walk.klass),
@@ -376,5 +411,5 @@ _HANDLERS: dict[str, Callable[[Walk, Node], bool]] = {
     "non_null_expression": Walk.non_null,
     "expression_statement": Walk.expression_statement,
     "empty_statement": Walk.empty_statement,
-    "statement_block": lambda w, n: w.statements(n.named_children, function_body=False) or True,
+    "statement_block": _block,
 }

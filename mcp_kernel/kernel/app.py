@@ -2,12 +2,38 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+
+from ..client.trust import is_loopback
+
+#: ipykernel's warning for every TCP kernel (tests/test_compat.py pins the text and the logger's name).
+TCP_WARNING = "Kernel is running over TCP without encryption"
+APP_LOGGER = "IPKernelApp"
 
 #: Exit status of a kernel whose ports were taken before it could bind them: its starter may try
 #: again with other ports (``client/registry.py`` does; the value is pinned equal there by a test).
 PORTS_TAKEN = 75
+
+
+class LoopbackTcpWarning(logging.Filter):
+    """Drops ipykernel's "running over TCP without encryption" warning when the kernel binds loopback only.
+
+    Every user saw it (the demo, jupyter console, ``mcp2repl run``, papermill, a session's "last
+    words"), and none could act on it: on 127.0.0.1 only processes of this machine reach the ports,
+    and they need the connection file's key to be heard. A kernel bound to another address keeps it.
+    """
+
+    def __init__(self, ip: object) -> None:
+        super().__init__()
+        self._ip = ip  # the kernel's address, read when the warning comes (the connection file is loaded by then)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith(TCP_WARNING):
+            return True
+        ip = self._ip() if callable(self._ip) else self._ip
+        return not is_loopback(str(ip or ""))
 
 
 def launch() -> None:
@@ -18,6 +44,7 @@ def launch() -> None:
     from .kernel import MCPKernel
 
     rundir.current().watch_crashes()
+    logging.getLogger(APP_LOGGER).addFilter(LoopbackTcpWarning(lambda: IPKernelApp.instance().ip if IPKernelApp.initialized() else ""))
     try:
         # Cells cannot write to file descriptors, so ipykernel's fd capture has nothing to show; without
         # it, what V8 prints as it aborts reaches the crash watcher instead of a pipe that dies with us.

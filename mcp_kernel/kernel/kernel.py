@@ -28,16 +28,15 @@ from traitlets import Float, Int, Unicode
 
 from .. import __version__, compat, rundir
 from ..session import Ask, Progress, Session, SessionOptions
+from . import steps
+from .approvals import out_of_band
 from .history import History
+from .parent_output import ParentOutput
+from .recording import Recording
 
 #: Shell requests answered even while a cell runs: they only read state.
 CONCURRENT_REQUESTS = {
-    "complete_request",
-    "is_complete_request",
-    "inspect_request",
-    "kernel_info_request",
-    "history_request",
-    "comm_info_request",
+    *("complete_request", "is_complete_request", "inspect_request", "kernel_info_request", "history_request", "comm_info_request"),
 }
 #: Seconds the session may take to close on a shutdown request (clients send SIGTERM after 2.5 s).
 SHUTDOWN_CLOSE = 1.4
@@ -45,28 +44,6 @@ SHUTDOWN_CLOSE = 1.4
 SHUTDOWN_GRACE = 0.8
 #: Cells that mean "leave", as in IPython (a frontend such as jupyter console acts on the payload).
 EXIT_WORDS = {"exit", "quit", "exit()", "quit()"}
-
-
-class ParentOutput:
-    """A cell's output as IOPub messages with the parent of the request that started the cell."""
-
-    def __init__(self, kernel: MCPKernel, parent: dict[str, Any]) -> None:
-        self.kernel = kernel
-        self.parent = parent
-
-    def _send(self, msg_type: str, content: dict[str, Any]) -> None:
-        k = self.kernel
-        k.session.send(k.iopub_socket, msg_type, content, parent=self.parent, ident=k._topic(msg_type))
-
-    def stream(self, name: str, text: str) -> None:
-        self._send("stream", {"name": name, "text": text})
-
-    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
-        msg_type = "update_display_data" if update and display_id else "display_data"
-        self._send(msg_type, {"data": data, "metadata": metadata, "transient": {"display_id": display_id} if display_id else {}})
-
-    def clear_output(self, wait: bool) -> None:
-        self._send("clear_output", {"wait": wait})
 
 
 def _terminated() -> None:
@@ -100,6 +77,9 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
     idle_timeout = Float(
         0.0, config=True, help="End the kernel after this many seconds without a cell (0: never); mcp2repl --session kernels use it."
     )
+    record = Unicode(
+        "", config=True, help="Write every step to this notebook as it happens (session kernels: .mcp2repl/sessions/NAME.ipynb)."
+    )
     mcp_config = Unicode(
         "", config=True, help="Path of the MCP server config file (else mcp2repl.json/.mcp.json/mcp.json here, else ~/.config/mcp2repl/)."
     )
@@ -121,11 +101,13 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
         options.owner = os.path.abspath(getattr(self.parent, "connection_file", "") or f"kernel-{os.getpid()}")
         options.owns_process = True
         self.shell_session = Session(options)
+        out_of_band(self.shell_session, options.owner)  # a named session's plans: approved from the person's shell
         self.history = History()
         self._silent_count = 0
         self._v8 = compat.v8_version()
         self._reply_calls: dict[str, dict[str, Any]] = {}
         self._last_active = time.monotonic()
+        self.recording = Recording(self.record, self.shell_session.redactor) if self.record else None
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -157,9 +139,11 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
                 break
             await asyncio.sleep(max(0.05, min(left, 30.0)))
         print(f"[mcp2repl] no cell for {self.idle_timeout:g} s: the kernel ends (idle timeout)", file=sys.__stderr__, flush=True)
+        if self.recording:
+            self.recording.close()
         rundir.current().remove()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.shell_session.close(), SHUTDOWN_CLOSE)
+            await asyncio.wait_for(self.shell_session.close(leaving=True), SHUTDOWN_CLOSE)
         with contextlib.suppress(Exception):  # a kernel that ended on purpose leaves no connection file
             os.remove(self.parent.abs_connection_file)
         os._exit(0)
@@ -271,14 +255,15 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
                 self.execution_count -= 1
         else:
             cell = f"cell[{self.execution_count}]"
-        output = ParentOutput(self, parent) if not silent else None
+        recording = self.recording if store_history and not silent else None
+        key = recording.begin(parent, code, self.execution_count) if recording else ""
+        output = ParentOutput(self, parent, recording.output if recording else None, key) if not silent else None
         ask = self._asker() if allow_stdin and not silent else None
-        result = await self.shell_session.execute(code, output, cell=cell, progress="off" if silent else self._progress(parent), ask=ask)
+        step = (parent.get("metadata") or {}).get("mcp2repl") or {}  # from a step client (mcp_kernel/client)
+        given = steps.execute_options(step if isinstance(step, dict) else {})  # its data and limits
+        result = await self.shell_session.execute(code, output, cell=cell, progress="off" if silent else self._progress(parent), ask=ask, **given)
         self._last_active = time.monotonic()
-        reply_meta: dict[str, Any] = {"calls": result.calls}
-        if (parent.get("metadata") or {}).get("mcp2repl", {}).get("value"):  # a step client (mcp_kernel/client)
-            reply_meta.update(value=result.value, artifacts=result.artifacts)
-        self._reply_calls[parent.get("header", {}).get("msg_id", "")] = reply_meta
+        self._reply_calls[parent.get("header", {}).get("msg_id", "")] = steps.reply_metadata(result, step if isinstance(step, dict) else {})
 
         if store_history and not silent:
             text = result.data.get("text/plain") if result.data else None
@@ -286,16 +271,16 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
         if result.error is not None:
             err = result.error
             content = {"ename": err.name, "evalue": err.message, "traceback": err.traceback}
-            if not silent:
-                self.send_response(self.iopub_socket, "error", content)
+            if output is not None:
+                output.publish("error", content)
                 self.abort_before_reply()  # queued cells are aborted; the next one sent after the reply is not
+            if recording:
+                await recording.end(key, self.execution_count, False, result.calls)
             return {"status": "error", "execution_count": self.execution_count, "user_expressions": {}, **content}
-        if result.data is not None and not silent:
-            self.send_response(
-                self.iopub_socket,
-                "execute_result",
-                {"execution_count": self.execution_count, "data": result.data, "metadata": {}},
-            )
+        if result.data is not None and output is not None:
+            output.publish("execute_result", {"execution_count": self.execution_count, "data": result.data, "metadata": {}})
+        if recording:
+            await recording.end(key, self.execution_count, True, result.calls)
         expressions = await self._user_expressions(user_expressions or {})
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": expressions}
 
@@ -355,7 +340,7 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
     # ---- read-only requests ---------------------------------------------------------------------
 
     async def do_is_complete(self, code: str) -> dict[str, Any]:
-        verdict = self.shell_session.is_complete(code)
+        verdict = await asyncio.to_thread(self.shell_session.is_complete, code)  # a parse: never on the loop
         reply: dict[str, Any] = {"status": verdict.status}
         if verdict.status == "incomplete":
             reply["indent"] = verdict.indent
@@ -401,9 +386,12 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:
         rundir.current().remove()  # asked to end: nothing for the next start to report, however it goes
+        if self.recording:
+            self.recording.close()
         # This runs on the control thread; the session lives on the shell loop (its servers' tasks
         # too), so it is closed there.
-        closing = asyncio.run_coroutine_threadsafe(self.shell_session.close(), self._shell_loop)
+        # leaving: servers' stdin is closed, their guards finish the stop (a slow exit holds nothing)
+        closing = asyncio.run_coroutine_threadsafe(self.shell_session.close(leaving=True), self._shell_loop)
         try:
             await asyncio.wait_for(asyncio.wrap_future(closing), SHUTDOWN_CLOSE)
         except Exception as exc:  # noqa: BLE001 - a server that will not close must not keep the kernel

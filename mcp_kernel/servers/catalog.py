@@ -2,15 +2,21 @@
 
 JS names are made once, deterministically, so a notebook that calls ``tools.get_weather_v2``
 keeps working across kernel restarts: characters outside ``[A-Za-z0-9_$]`` become ``_``, a
-leading digit gets ``_``, reserved words get a trailing ``_``, and later collisions get ``_2``,
-``_3`` in server order then tool-name order.
+leading digit gets ``_``, reserved words get a trailing ``_``. A name that is already an
+identifier keeps it; a mangled name that another tool (or a name the runtime uses) also wants
+gets ``_`` and the first hex digits of its real name's SHA-1 (``wipe-all`` beside ``wipe_all``:
+``wipe_all_8c29``). So each name depends only on its own tool, never on which tools came first:
+the old ``_2`` suffixes went to whichever name sorted first, and ``wipe_all`` lost its own name to
+``wipe-all`` (whose name then ran the other tool).
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -73,7 +79,17 @@ def bounded_validator(schema: Any) -> Any:
                     yield from validator.descend(value, subschema, path=key, schema_path=patrn)
 
     bounded = jsonschema.validators.extend(base, {"pattern": pattern, "patternProperties": pattern_properties})
-    return bounded(schema)
+    return bounded(schema, registry=local_registry())
+
+
+def local_registry() -> Any:
+    """A registry that never fetches: jsonschema's default one retrieves remote ``$ref``s, so a
+    server's schema could make the kernel request any URL each time a cell calls its tool. A ``$ref``
+    that does not resolve within the schema itself accepts anything here: the server checks it."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    return Registry(retrieve=lambda uri: Resource.from_contents({}, default_specification=DRAFT202012))  # type: ignore[call-arg]
 
 
 def safe_identifier(name: str) -> str:
@@ -85,12 +101,23 @@ def safe_identifier(name: str) -> str:
     return ident
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    name, n = base, 2
-    while name in taken:
-        name, n = f"{base}_{n}", n + 1
-    taken.add(name)
-    return name
+def js_names(names: Iterable[str], reserved: Iterable[str] = ()) -> dict[str, str]:
+    """A distinct JS name for each real name, none of them in ``reserved``, in the order given (see the module's docstring)."""
+    wanted = {name: safe_identifier(name) for name in dict.fromkeys(names)}
+    taken = set(reserved)
+    out = {name: ident for name, ident in wanted.items() if ident == name and ident not in taken}  # identifiers keep theirs
+    taken |= set(out.values())
+    mangled = sorted(name for name in wanted if name not in out)
+    claims = Counter(wanted[name] for name in mangled)
+    for name in mangled:
+        ident = wanted[name]
+        if ident not in taken and claims[ident] == 1:
+            out[name] = ident
+        else:
+            digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()
+            out[name] = next(c for n in range(4, 41, 2) if (c := f"{ident}_{digest[:n]}") not in taken)
+        taken.add(out[name])
+    return {name: out[name] for name in wanted}
 
 
 @dataclass
@@ -158,17 +185,14 @@ class Catalog:
         self.entries = []
         self.server_safe = {}
         self._by_server, self._by_safe, self._by_short = {}, {}, {}
-        taken_servers: set[str] = {"call", "tools", "servers", "listTools"}
-        for name in list(all_server_names):
-            self.server_safe[name] = _unique(safe_identifier(name), taken_servers)
+        servers = list(servers)
+        self.server_safe = js_names([*all_server_names, *(server for server, _ in servers)], ("call", "tools", "servers", "listTools"))
         for server, tools in servers:
-            if server not in self.server_safe:
-                self.server_safe[server] = _unique(safe_identifier(server), taken_servers)
-            taken_tools: set[str] = {"resources", "prompts"}
+            tool_safe = js_names((t.name for t in tools), ("resources", "prompts"))
             per_server: dict[str, ToolEntry] = {}
             for tool in sorted(tools, key=lambda t: t.name):
                 entry = ToolEntry(server=server, name=tool.name, tool=tool, server_safe=self.server_safe[server])
-                entry.tool_safe = _unique(safe_identifier(tool.name), taken_tools)
+                entry.tool_safe = tool_safe[tool.name]
                 cached = old_validators.get((server, tool.name))
                 if cached and cached[0] == tool:
                     entry._validator = cached[1]
@@ -177,11 +201,12 @@ class Catalog:
                 self.entries.append(entry)
                 self._by_short.setdefault(tool.name, []).append(entry)
             self._by_server[server] = per_server
-        taken_safe: set[str] = {"call"}
-        for entry in self.entries:
-            if len(self._by_short[entry.name]) == 1:
-                entry.safe = _unique(safe_identifier(entry.name), taken_safe)
-                self._by_safe[entry.safe] = entry
+        # tools.<name>: names one server has; tools.call, .search and .describe are the runtime's
+        unique = [entry for entry in self.entries if len(self._by_short[entry.name]) == 1]
+        safe = js_names((entry.name for entry in unique), ("call", "search", "describe"))
+        for entry in unique:
+            entry.safe = safe[entry.name]
+            self._by_safe[entry.safe] = entry
 
     # ---- resolution -------------------------------------------------------------------------
 

@@ -26,18 +26,22 @@ from mcp.shared.exceptions import MCPError
 from mcp_kernel import __version__
 
 from ..compat import session_closed
+from . import mrtr, tasks_ext
 from .auth import LoginHooks
 from .authspec import login_advice
 from .client_side import ClientSide, Person
+from .era import MODERN_LOG_LEVEL, invalid_answer, negotiate, worded
 from .limits import ERROR_LIMIT, capped, capped_result, default_call_timeout, shorten, start_timeout, tidy, timeout_hint
+from .listing import ToolListing
 from .remote import HttpTrace, describe_remote, open_remote
+from .shown import neutral
 from .spawn import Launch, Spawned, log_file, stop
 from .spec import ServerSpec
 from .stdio import StdioStatus, stdio_transport
 
 log = logging.getLogger(__name__)
 
-#: Who we say we are in ``initialize`` (the SDK's default is ``mcp 0.1.0``).
+#: Who we say we are in ``initialize`` and each 2026-07-28 request's ``_meta`` (the SDK's default is ``mcp 0.1.0``).
 CLIENT_INFO = types.Implementation(name="mcp2repl", version=__version__)
 
 Notice = Callable[[str], None]
@@ -65,10 +69,10 @@ class Events:
     resource_updated: Callable[[ServerConnection, str], None] = lambda conn, uri: None  # notifications/resources/updated
 
 
-class ServerConnection(ClientSide):
+class ServerConnection(ClientSide, ToolListing):
     """A live MCP client session to one configured server."""
 
-    def __init__(self, spec: ServerSpec, log_dir: Path, events: Events | None = None, root_dir: Path | None = None) -> None:
+    def __init__(self, spec: ServerSpec, log_dir: Path, events: Events | None = None) -> None:
         #: the call timeout as configured (None: the default); ``spec.timeout`` is the effective one
         self.configured_timeout = spec.timeout
         limit = tidy(spec.timeout) if spec.timeout is not None else default_call_timeout()
@@ -78,9 +82,9 @@ class ServerConnection(ClientSide):
         self.log_path = log_file(log_dir, spec.name)
         self.state = "error" if spec.error else "stopped"
         self.last_error: str | None = spec.error
-        self.tools: list[types.Tool] = []
         self.server_info: types.Implementation | None = None
         self.capabilities: types.ServerCapabilities | None = None
+        self.protocol: str | None = None  # the revision negotiated by the last connect (era.negotiate)
         self.session: ClientSession | None = None
         self.connects = 0
         self._runner: asyncio.Task[None] | None = None
@@ -93,9 +97,8 @@ class ServerConnection(ClientSide):
         self._deadline: asyncio.Timeout | None = None  # the start-up limit, paused while a person logs in
         self.process: StdioStatus | None = None  # the current stdio process: exit status, stray output
         self.early: Spawned | None = None  # its process, started before the MCP layer loaded (spawn.EarlyStarts)
-        self._indexed: list[types.Tool] | None = None
-        self._by_name: dict[str, types.Tool] = {}
-        self._init_client_side(spec, root_dir or Path.cwd())
+        self._init_listing()
+        self._init_client_side(spec)
 
     # ---- life cycle ---------------------------------------------------------------------
 
@@ -138,24 +141,25 @@ class ServerConnection(ClientSide):
         if self._ready is not None:
             await asyncio.shield(self._ready)
 
-    async def close(self) -> None:
-        """Close the session and stop the server's process tree (bounded: a stuck server is killed).
-
-        Safe from another event loop: the kernel shuts down from ipykernel's control thread,
-        while the runner lives on the main loop, so the work is sent there.
-        """
+    async def close(self, leaving: bool = False) -> None:
+        """Close the session and stop the server's process tree (bounded: a stuck server is killed;
+        ``leaving``: we exit next, so stdin is closed and the guard finishes the stop, spawn.stop).
+        Safe from another event loop: the kernel shuts down from ipykernel's control thread, while
+        the runner lives on the main loop, so the work is sent there."""
         home = self._loop
         if home is not None and home is not asyncio.get_running_loop():
             if home.is_running():
-                done = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._close(), home))
+                done = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._close(leaving), home))
                 await asyncio.wait({done}, timeout=8.0)
             return
-        await self._close()
+        await self._close(leaving)
 
-    async def _close(self) -> None:
+    async def _close(self, leaving: bool = False) -> None:
+        if self.process is not None:
+            self.process.leaving = leaving  # read by the transport as it ends (stdio.py)
         if self.early is not None:  # adopted, never opened: nothing else would stop it
             spawned, self.early = self.early, None
-            await stop(spawned.process)
+            await stop(spawned.process, wait=not leaving)
         runner = self._runner
         if runner is None or runner.done():
             self.state = "stopped" if not self.spec.error else "error"
@@ -192,13 +196,20 @@ class ServerConnection(ClientSide):
                             message_handler=self._on_message,
                             **self._callbacks(),
                             client_info=CLIENT_INFO,
+                            log_level=self.log_level or MODERN_LOG_LEVEL,  # 2026-07-28 only: rides every request's _meta
+                            **tasks_ext.session_options(),  # 2026-07-28 task tools (an extension)
                         )
                     )
-                    init = await session.initialize()
-                    self.server_info = init.server_info
-                    self.capabilities = init.capabilities
-                    self.tools = await _list_all_tools(session)
-                    await self._after_initialize(session, init.capabilities)
+                    self.protocol = await negotiate(session, self.spec.transport)
+                    self.server_info = session.server_info
+                    self.capabilities = capabilities = session.server_capabilities or types.ServerCapabilities()
+                    await self._fetch_tools(session)
+                    await self._after_initialize(session, capabilities)
+                    stack.push_async_callback(self.subscriptions.stop)  # LIFO: before the session closes
+                    try:
+                        await self.subscriptions.renew(session, start_timeout())
+                    except Exception as exc:  # noqa: BLE001 - the server works without them: said, not fatal
+                        self.events.notice(f'[mcp2repl] MCP server "{self.name}" did not take its subscriptions again: {shorten(str(exc), ERROR_LIMIT)}')
                 self._deadline = None  # a login later on (a revoked token) has no start-up limit to pause
                 self.session = session
                 self.state = "ready"
@@ -252,7 +263,7 @@ class ServerConnection(ClientSide):
         spec = self.spec
         self.process = None
         if spec.transport == "stdio":
-            self.process = StdioStatus()
+            self.process = StdioStatus(who=f'MCP server "{self.name}"')
             launch, spawned, self.early = self.launch(), self.early, None  # Launch.of: a stdio spec has a command
             transport = stdio_transport(launch.command, launch.args, env=dict(launch.env), cwd=launch.cwd, log_path=launch.log_path, status=self.process, spawned=spawned)
             return await stack.enter_async_context(transport)
@@ -268,6 +279,8 @@ class ServerConnection(ClientSide):
         closed = isinstance(exc, _Closed) or (isinstance(exc, MCPError) and exc.error.code == types.CONNECTION_CLOSED)
         if isinstance(exc, asyncio.TimeoutError):
             text = f"no answer within {start_timeout():g} s during start-up (MCP2REPL_START_TIMEOUT)"
+        elif (invalid := invalid_answer(exc, self.protocol)) is not None:
+            text = invalid
         elif isinstance(exc, FileNotFoundError):
             text = f"command not found: {spec.command}"
         elif closed and process is not None and process.oversize is not None:
@@ -287,7 +300,7 @@ class ServerConnection(ClientSide):
             tail = process.stderr_tail()
             if tail:
                 text += f" (server stderr: {' | '.join(line.strip() for line in tail)})"
-        return text
+        return neutral(text, one_line=True)  # it quotes the server (its stderr, its error messages)
 
     # ---- requests -------------------------------------------------------------------------
 
@@ -316,12 +329,18 @@ class ServerConnection(ClientSide):
             if exc.error.code == types.REQUEST_TIMEOUT:
                 raise MCPError(types.REQUEST_TIMEOUT, self._timeout_hint(limit, per_call)) from None
             if exc.error.code != types.CONNECTION_CLOSED:
-                raise capped(exc) from None
+                raise capped(worded(exc, self.name)) from None
             reason: BaseException = exc
         except (ConnectionError, EOFError, OSError, BaseExceptionGroup) as exc:
             reason = exc
+        except ValueError as exc:  # pydantic's: a result the revision does not allow
+            if (text := invalid_answer(exc, self.protocol)) is None:
+                raise
+            raise MCPError(types.INTERNAL_ERROR, text) from None
         else:
             return capped_result(result) if result.is_error else result
+        if self._closing is not None and self._closing.is_set():
+            raise ServerUnavailable(f'MCP server "{self.name}" was closed during {tool} (api.disconnect, a reconnect or shutdown)') from reason
         # give the runner a moment to notice, so the message and the next call agree
         runner = self._runner
         if runner is not None:
@@ -335,47 +354,23 @@ class ServerConnection(ClientSide):
         problems = self.process.stdout_text() if self.process is not None else None
         return timeout_hint(self.name, limit, per_call=per_call, configured=self.configured_timeout is not None, problems=problems)
 
-    def tool_named(self, name: str) -> types.Tool | None:
-        """Asked on every call (does the tool run as a task?): an index, rebuilt when the list is replaced."""
-        if self._indexed is not self.tools:
-            self._indexed, self._by_name = self.tools, {t.name: t for t in self.tools}
-        return self._by_name.get(name)
-
     async def request(self, method: str, *args: Any) -> Any:
-        """resources/prompts requests: ``list_resources``, ``read_resource``, ``list_prompts``, ``get_prompt``.
-
-        They have the server's call limit (its ``timeout``, else the default).
-        """
+        """resources/prompts requests (``list_resources``, ``read_resource``, ``list_prompts``, ``get_prompt``), with the server's call limit."""
         await self.wait_ready()
         assert self.session is not None
         limit = self.spec.timeout or default_call_timeout()
         try:
             async with asyncio.timeout(limit):
-                return await getattr(self.session, method)(*args)
+                return await mrtr.request(self.session, method, args)
         except TimeoutError:
             hint = self._timeout_hint(limit, False)
             raise MCPError(types.REQUEST_TIMEOUT, f"no answer to {method} within {limit:g} s ({hint})") from None
         except MCPError as exc:
-            raise capped(exc) from None
-
-    async def refresh_tools(self) -> None:
-        if self.session is None:
-            return
-        old = {t.name for t in self.tools}
-        async with asyncio.timeout(self.spec.timeout or default_call_timeout()):
-            self.tools = await _list_all_tools(self.session)
-        self._report_tool_changes(old)
-
-    def _report_tool_changes(self, old: set[str]) -> None:
-        new = {t.name for t in self.tools}
-        if new != old:
-            parts = []
-            if new - old:
-                parts.append("added " + ", ".join(sorted(new - old)))
-            if old - new:
-                parts.append("removed " + ", ".join(sorted(old - new)))
-            self.events.notice(f'[mcp2repl] tools of "{self.name}" changed: ' + "; ".join(parts))
-        self.events.tools_changed(self)
+            raise capped(worded(exc, self.name)) from None
+        except ValueError as exc:
+            if (text := invalid_answer(exc, self.protocol)) is None:
+                raise
+            raise MCPError(types.INTERNAL_ERROR, text) from None
 
     # ---- notifications ----------------------------------------------------------------------
 
@@ -404,16 +399,4 @@ class ServerConnection(ClientSide):
         except OSError:
             return ""
         return "\n".join(text.splitlines()[-lines:])
-
-
-async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
-    tools: list[types.Tool] = []
-    cursor: str | None = None
-    for _ in range(1000):  # a server that keeps returning cursors must not hang us
-        result = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
-        tools.extend(result.tools)
-        cursor = result.next_cursor
-        if not cursor:
-            break
-    return tools
 

@@ -16,9 +16,11 @@ from typing import Any
 
 from . import examples, typescript
 from .catalog import ToolEntry
-from .search import Scorer, split_name, words
+from .search import SHOWN_CHARS, Scorer, split_name, words
 
 DEPRECATED_FACTOR = 0.5  # a tool that says it is deprecated ranks below its replacement
+#: Servers named in the note of a search that found nothing (more are counted).
+SERVERS_NAMED = 8
 
 
 def summary(description: str | None, limit: int = 160) -> str:
@@ -145,12 +147,12 @@ class ToolIndex:
         if not ranked:
             if server is not None:
                 scope = f'{sum(e.server == server or e.server_safe == server for e in self.entries)} tools on server "{server}"'
-            else:
-                scope = f"{len(self.entries)} tools on {len(servers)} server{'s' if len(servers) != 1 else ''}"
-            return (
-                f'No tools match "{query}" (searched {scope}: names, descriptions and parameters). '
-                "Try fewer or different words, or api.listTools()."
-            )
+            else:  # the servers named, so that a reader sees at once what a search could have found
+                named = ", ".join(servers[:SERVERS_NAMED]) + (f", … {len(servers) - SERVERS_NAMED} more" if len(servers) > SERVERS_NAMED else "")
+                scope = f"{len(self.entries)} tools on {len(servers)} server{'s' if len(servers) != 1 else ''}: {named}"
+            shown = query if len(query) <= SHOWN_CHARS else query[:SHOWN_CHARS] + "…"
+            return f'No tool matches "{shown}" (searched {scope}). Try fewer or different words, or api.listTools().'
+
         parts = []
         if info.get("fixes"):
             parts.append("Matched similar words: " + ", ".join(f"{a} → {b}" for a, b in info["fixes"].items()) + ".")

@@ -7,6 +7,8 @@ it fits, so the server never sees a value its own schema rejects. Without a pers
 nbclient, ``mcp2repl --json``, or no cell running) the server's ``elicitation`` config decides:
 ``ask`` declines and says why, ``defaults`` accepts the schema's defaults when every required field
 has one, ``decline`` is not even advertised (the capability is fixed when the connection starts).
+Everything of the server's that the person reads (message, field names, titles, descriptions,
+choices, defaults, links) is shown with its control and bidi characters escaped (:mod:`.shown`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 import mcp_types as types
 
-from .catalog import import_jsonschema
+from .catalog import import_jsonschema, local_registry
+from .shown import neutral
 
 Ask = Callable[[str], Awaitable[str]]
 Notice = Callable[[str], None]  # one line (or several) for the running cell's stderr; the newline is added
@@ -34,7 +37,11 @@ CANCEL = ("c", "cancel")
 @dataclass
 class Person:
     """Who can answer right now: ``ask`` (None: nobody, no stdin), whether a cell is running, and
-    when that cell ends (an interrupted cell must not leave a form waiting for ever)."""
+    when that cell ends (an interrupted cell must not leave a form waiting for ever).
+
+    An ``ask`` that also has ``elicit(server, params) -> ElicitResult`` (mcp2repl serve's, whose
+    MCP client shows forms) is given the server's request whole instead of one question per field.
+    """
 
     ask: Ask | None
     in_cell: bool
@@ -56,7 +63,10 @@ async def answer(
     if person.ask is None:
         return _unattended(server, params, policy, notice)
     async with lock:  # one dialog at a time: two forms must not interleave their questions
-        if url:
+        whole = getattr(person.ask, "elicit", None)  # a client that shows a form itself (mcp2repl serve's): all of it
+        if whole is not None:
+            dialog = asyncio.ensure_future(whole(server, params))
+        elif url:
             dialog = asyncio.ensure_future(_url(server, params, person.ask, notice))  # type: ignore[arg-type]
         else:
             dialog = asyncio.ensure_future(_form(server, params, person.ask, notice))  # type: ignore[arg-type]
@@ -90,7 +100,7 @@ def _unattended(server: str, params: types.ElicitRequestParams, policy: str, not
         notice(f"[mcp2repl] {asked}; nobody can answer here, and {', '.join(missing)} has no default: declined")
         return types.ElicitResult(action="decline")
     if policy == "defaults":
-        notice(f"[mcp2repl] {asked} at {params.url}; nobody can answer here: declined")  # type: ignore[union-attr]
+        notice(f"[mcp2repl] {asked} at {neutral(params.url, one_line=True)}; nobody can answer here: declined")  # type: ignore[union-attr]
         return types.ElicitResult(action="decline")
     notice(
         f"[mcp2repl] {asked}, but nobody can answer here (no stdin: papermill, nbclient, --json): declined. "
@@ -100,8 +110,9 @@ def _unattended(server: str, params: types.ElicitRequestParams, policy: str, not
 
 
 async def _url(server: str, params: types.ElicitRequestURLParams, ask: Ask, notice: Notice) -> types.ElicitResult:
-    notice(f'[mcp2repl] MCP server "{server}" asks you to open a link: {params.message}\n  {params.url}')
-    reply = (await ask(f"Open {params.url} , then answer: done? [y]es / [n]o (decline) / [c]ancel: ")).strip().lower()
+    url = neutral(params.url, one_line=True)
+    notice(f'[mcp2repl] MCP server "{server}" asks you to open a link: {neutral(params.message, server)}\n  {url}')
+    reply = (await ask(f"Open {url} , then answer: done? [y]es / [n]o (decline) / [c]ancel: ")).strip().lower()
     return types.ElicitResult(action=_choice(reply))
 
 
@@ -109,7 +120,7 @@ async def _form(server: str, params: types.ElicitRequestFormParams, ask: Ask, no
     schema = params.requested_schema or {}
     props: dict[str, Any] = {k: v for k, v in (schema.get("properties") or {}).items() if isinstance(v, dict)}
     required = set(schema.get("required") or [])
-    lines = [f'[mcp2repl] MCP server "{server}" asks: {params.message}']
+    lines = [f'[mcp2repl] MCP server "{server}" asks: {neutral(params.message, server)}']
     lines += [f"  {describe(name, prop, name in required)}" for name, prop in props.items()]
     notice("\n".join(lines))
     reply = await ask(f'Answer "{server}"? [y]es / [n]o (decline) / [c]ancel: ')
@@ -123,13 +134,13 @@ async def _form(server: str, params: types.ElicitRequestFormParams, ask: Ask, no
             try:
                 value = parse(text, prop, name in required)
             except Invalid as exc:
-                notice(f"[mcp2repl] {name}: {exc}; try again")
+                notice(neutral(f"[mcp2repl] {name}: {exc}; try again", one_line=True))
                 continue
             if value is not _OMIT:
                 content[name] = value
             break
         else:
-            notice(f"[mcp2repl] {name}: {TRIES} answers that do not fit; the request was cancelled")
+            notice(f"[mcp2repl] {neutral(name, one_line=True)}: {TRIES} answers that do not fit; the request was cancelled")
             return types.ElicitResult(action="cancel")
     return types.ElicitResult(action="accept", content=content)
 
@@ -141,7 +152,7 @@ def _choice(reply: str) -> Any:
 
 
 def _quote(text: str) -> str:
-    return json.dumps(text if len(text) <= 120 else text[:119] + "…", ensure_ascii=False)
+    return neutral(json.dumps(text if len(text) <= 120 else text[:119] + "…", ensure_ascii=False), one_line=True)
 
 
 # ---- one field ----------------------------------------------------------------------------------
@@ -196,12 +207,12 @@ def describe(name: str, prop: dict[str, Any], required: bool) -> str:
         text += f": {prop['description']}"
     if "default" in prop:
         text += f" [default: {_shown(prop['default'])}]"
-    return text
+    return neutral(text, one_line=True)
 
 
 def prompt(name: str, prop: dict[str, Any], required: bool) -> str:
     default = f" [{_shown(prop['default'])}]" if "default" in prop else ""
-    return f"{name} ({kind(prop)}{', required' if required else ''}){default}: "
+    return neutral(f"{name} ({kind(prop)}{', required' if required else ''}){default}: ", one_line=True)
 
 
 def _shown(value: Any) -> str:
@@ -222,7 +233,7 @@ def parse(text: str, prop: dict[str, Any], required: bool) -> Any:
             raise Invalid("an answer is required")
         return _OMIT
     value = _convert(text, prop)
-    errors = sorted(import_jsonschema().Draft202012Validator(prop).iter_errors(value), key=lambda e: list(e.path))
+    errors = sorted(import_jsonschema().Draft202012Validator(prop, registry=local_registry()).iter_errors(value), key=lambda e: list(e.path))
     if errors:
         raise Invalid(errors[0].message)
     return value

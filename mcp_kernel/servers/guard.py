@@ -8,12 +8,14 @@ between the kernel and the server:
 
 * it is a *child subreaper*, so every descendant of the server stays in its subtree even when
   intermediate parents die (a ``setsid`` grandchild is re-parented here, not to init);
-* it asks for SIGTERM when the kernel dies (``PR_SET_PDEATHSIG``), handles it, and the server
+* it asks for SIGHUP when the kernel dies (``PR_SET_PDEATHSIG``), handles it, and the server
   itself gets SIGKILL should the guard ever die first;
 * the server inherits stdin/stdout/stderr and runs in its own process group; the guard keeps
   neither pipe, so the kernel sees end-of-file as soon as the server's tree is gone;
 * on SIGTERM, on the kernel's death and when the server exits, it ends every descendant
-  (SIGTERM, then SIGKILL after :data:`GRACE` seconds) and exits with the server's status
+  (SIGTERM, then SIGKILL after :data:`GRACE` seconds) and exits with the server's status; when
+  the kernel is gone, the server first gets :data:`LEFT_GRACE` seconds to exit by itself (its
+  stdin ended with the kernel: a kernel that shuts down closes it and does not wait)
   (a server killed by a signal makes the guard die of the same signal).
 
 The command comes in an environment variable, not argv, so ``ps`` shows the server's command
@@ -32,11 +34,19 @@ import time
 ARGV_VAR = "MCP2REPL_GUARD_ARGV"
 #: Seconds between SIGTERM and SIGKILL for the server's tree.
 GRACE = float(os.environ.get("MCP2REPL_KILL_GRACE", "1.0"))
+#: Seconds a server gets to exit by itself once the kernel is gone (its stdin ended with the kernel)
+#: before its tree is ended: a kernel that leaves only closes the pipes (spawn.stop), and a Python
+#: server takes seconds to exit on a busy machine. Nobody waits for this.
+LEFT_GRACE = float(os.environ.get("MCP2REPL_LEFT_GRACE", "5.0"))
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 LINUX = sys.platform.startswith("linux")
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+#: The death signal asked for: not SIGTERM (the kernel's own "stop now"), so the guard tells the two
+#: apart. It comes as the kernel exits, even while the kernel's process still exists (Linux sends it
+#: when the thread that started us ends, and a process's threads end one by one).
+KERNEL_GONE = signal.SIGHUP
 
 
 class _Stop(Exception):
@@ -167,6 +177,17 @@ def _spawn(command: list[str], env: dict[str, str]) -> int:
     return pid
 
 
+def _exit_within(server: int, seconds: float) -> int | None:
+    """The server's wait status if it exits within ``seconds`` (orphans are reaped meanwhile), else None."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for pid, st in _reap():
+            if pid == server:
+                return st
+        time.sleep(0.02)
+    return None
+
+
 def _exit_like(status: int | None) -> None:
     """Exit with the server's status; a server killed by a signal: die of the same signal."""
     if status is None:
@@ -204,7 +225,7 @@ def main(argv: list[str]) -> None:
         signal.signal(sig, stop)
     if LINUX:
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
-        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        _prctl(PR_SET_PDEATHSIG, KERNEL_GONE)
     if os.getppid() != parent:  # the kernel died before the death signal was armed
         raise SystemExit(1)
     # a stop signal during the spawn waits until the server's pid is known
@@ -234,6 +255,8 @@ def main(argv: list[str]) -> None:
         pass
     for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)  # finish the clean-up whatever arrives now
+    if status is None and (os.getppid() != parent or stopping[:1] == [KERNEL_GONE]):  # the kernel is leaving: its stdin ends
+        status = _exit_within(server, LEFT_GRACE)
     left = kill_tree(server, reaped=status is not None)
     _exit_like(status if status is not None else left)
 

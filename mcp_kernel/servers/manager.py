@@ -23,6 +23,7 @@ from .config import ServerSpec
 from .connection import Events, Progress, ServerConnection
 from .elicitation import Person
 from .shapes import ObservedShapes
+from .shown import neutral
 from .spawn import EarlyStarts
 
 import_jsonschema()  # this module loads off the kernel's start-up path; pay for jsonschema here
@@ -60,9 +61,8 @@ class ServerRow:
 class ServerManager:
     """Owns every ServerConnection and the catalog built from their tools."""
 
-    def __init__(self, events: ManagerEvents | None = None, log_dir: Path | None = None, root_dir: Path | None = None) -> None:
+    def __init__(self, events: ManagerEvents | None = None, log_dir: Path | None = None) -> None:
         self.events = events or ManagerEvents()
-        self.root_dir = root_dir or Path.cwd()  # offered as the client's root unless a server's "roots" says otherwise
         self.source = "none"
         self.configured: set[str] = set()  # names that came from the config (the rest: api.connect)
         self.connections: dict[str, ServerConnection] = {}
@@ -91,7 +91,7 @@ class ServerManager:
 
     def _add(self, spec: ServerSpec, early: EarlyStarts | None = None) -> ServerConnection:
         events = Events(
-            notice=lambda text: self.events.notice(text + "\n"),
+            notice=lambda text: self.events.notice(neutral(text, spec.name) + "\n"),  # notices quote server text
             tools_changed=lambda conn: self._publish(),
             log_message=self._server_log,
             show_login=lambda server, url: self.events.show_login(server, url),
@@ -99,7 +99,7 @@ class ServerManager:
             person=lambda: self.events.person(),
             resource_updated=lambda conn, uri: self.events.resource_updated(conn.name, uri),
         )
-        conn = ServerConnection(spec, self.log_dir, events, root_dir=self.root_dir)
+        conn = ServerConnection(spec, self.log_dir, events)
         self.connections[spec.name] = conn
         if early is not None and spec.transport == "stdio" and spec.command and not spec.error:
             conn.early = early.take(spec.name, conn.launch())
@@ -132,8 +132,9 @@ class ServerManager:
             for c in self.connections.values()
         ]
 
-    async def close(self) -> None:
-        await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
+    async def close(self, leaving: bool = False) -> None:
+        """Close every connection; ``leaving``: the process exits next (ServerConnection.close)."""
+        await asyncio.gather(*(c.close(leaving) for c in self.connections.values()), return_exceptions=True)
         for logfile in self._log_files.values():
             logfile.close()
         if self._own_logs:
@@ -226,7 +227,7 @@ class ServerManager:
                 logfile.close()
             logfile = self._log_files[conn.name] = _LogFile(conn.log_path)
         logfile.write(f"[{level}] {text}\n")
-        self.events.log_message(conn.name, level, text)
+        self.events.log_message(conn.name, level, neutral(text, conn.name))
 
 
 class _LogFile:

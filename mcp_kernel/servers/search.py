@@ -35,6 +35,27 @@ PREFIX_WEIGHT, PART_WEIGHT, FUZZY_WEIGHT, SYNONYM_WEIGHT, SURFACE_WEIGHT = 0.5, 
 COVERING = frozenset({"word", "synonym", "prefix", "part"})
 SUBSTITUTES = frozenset({"synonym", "typo"})
 UNCOVERED_SHARE = 0.5  # so that among documents covering no word, relevance still decides
+#: The longest query searched (a search is for a few words, not a document to be matched against).
+MAX_QUERY_CHARS, MAX_QUERY_WORDS = 1000, 32
+#: Words longer than this are never tried as typos: their deletions grow with the square of their length.
+MAX_TYPO_CHARS = 24
+#: Characters of a refused query quoted back.
+SHOWN_CHARS = 60
+
+
+class QueryTooLong(ValueError):
+    """A query past :data:`MAX_QUERY_CHARS` or :data:`MAX_QUERY_WORDS`; the message quotes only its start."""
+
+
+def check_query(query: str) -> None:
+    """Refuse a query no search should take: in time (each word is expanded) and in the text said back."""
+    if len(query) <= MAX_QUERY_CHARS and len(query.split(None, MAX_QUERY_WORDS)) <= MAX_QUERY_WORDS:
+        return
+    shown = query.strip()[:SHOWN_CHARS].rstrip() + ("…" if len(query.strip()) > SHOWN_CHARS else "")
+    raise QueryTooLong(
+        f"the query is {len(query):,} characters and {len(query.split()):,} words long; give at most "
+        f"{MAX_QUERY_CHARS:,} characters and {MAX_QUERY_WORDS} words (it began: {shown!r})"
+    )
 
 
 def split_name(name: str) -> list[str]:
@@ -93,6 +114,12 @@ def _osa(a: str, b: str, cap: int) -> int:
     return prev[-1]
 
 
+def _typo_cap(length: int) -> int:
+    """The edit distance a word of ``length`` letters may be from the word meant: none under 4 letters
+    (too many short words are one edit apart), 1 up to 7, 2 from 8 on."""
+    return 0 if length < 4 else 1 if length < 8 else 2
+
+
 def _deletes(word: str, depth: int) -> set[str]:
     """Every string made by deleting up to ``depth`` characters (symmetric-delete typo lookup)."""
     out, frontier = {word}, {word}
@@ -130,6 +157,9 @@ class Scorer:
         self.sorted_words = sorted(self.surface)
         self.reversed_words = sorted(w[::-1] for w in self.surface)  # suffix lookup: compounds' tails
         self.shown = {s: w for w, s in reversed(list(self.surface.items()))}  # stem -> a word to show in notes
+        self.surfaces: dict[str, list[str]] = {}  # stem -> its words (typos are measured against both)
+        for w, s in self.surface.items():
+            self.surfaces.setdefault(s, []).append(w)
         # Symmetric-delete table for typo lookup: built here so that no query pays for it.
         self.deletes: dict[str, set[str]] = {}
         for t in self.shown:
@@ -144,8 +174,7 @@ class Scorer:
         ("word"), a synonym ("synonym") and the index words it is a prefix of ("prefix" when the word
         is partial, "longer" when it is itself in the index: "time" is covered by "time", not by
         "timezone"); then index words it ends ("part": "zone" in "timezone"); then, for a word that
-        matches nothing at all, index words within a small edit distance ("typo": 1, or 2 for words
-        of 8 letters or more)."""
+        matches nothing at all, index words within a small edit distance ("typo": see _typo_distance)."""
         term = stem(raw)
         whole = term in self.postings
         out: dict[str, tuple[float, str]] = {term: (1.0, "word")} if whole else {}
@@ -168,14 +197,28 @@ class Scorer:
                 head = w[: len(tail) - 1 : -1]  # what comes before must be a word too: not "re|turn"
                 if len(head) >= 3 and head in self.surface:
                     out.setdefault(self.surface[w[::-1]], (PART_WEIGHT, "part"))
-        if not out and len(raw) >= 4:  # matches nothing as written: a typo? (a partial word is not one)
-            cap = 2 if len(raw) >= 8 else 1
+        if not out and 4 <= len(raw) <= MAX_TYPO_CHARS:  # matches nothing as written: a typo? (a partial word is not one)
+            cap = _typo_cap(len(raw))
             candidates = {c for q in {raw, term} for d in _deletes(q, cap) for c in self.deletes.get(d, ())}
             for c in candidates:
-                dist = min(_osa(raw, c, cap), _osa(term, c, cap))
-                if dist <= cap:
+                dist = self._typo_distance(raw, term, c)
+                if dist is not None:
                     out.setdefault(c, (FUZZY_WEIGHT / dist, "typo"))
         return [(t, weight, kind) for t, (weight, kind) in out.items()]
+
+    def _typo_distance(self, raw: str, term: str, stem_: str) -> int | None:
+        """How far ``raw`` is from a catalog word of stem ``stem_``, if it is a likely typo of it.
+
+        Word against word and stem against stem, each pair within the edit distance the shorter of
+        the two allows (:func:`_typo_cap`): a long query word does not stretch the budget for a
+        short stem ("touching" is no typo of "though", "pods" none of "nodes")."""
+        pairs = [(term, stem_)] + [(raw, w) for w in self.surfaces.get(stem_, ())]
+        best = None
+        for a, b in pairs:
+            cap = min(_typo_cap(len(a)), _typo_cap(len(b)))
+            if cap and (d := _osa(a, b, cap)) <= cap and (best is None or d < best):
+                best = d
+        return best
 
     def rank(self, query: str, boost: Mapping[int, float] | None = None) -> tuple[dict[int, float], dict]:
         """doc -> score, plus what the query words turned into (``fixes``: the word put in place of
@@ -186,6 +229,7 @@ class Scorer:
         covers: a document with every word beats one that repeats a few of them, and a typo guess
         adds relevance but no coverage. Results are ranked by this score alone, so the scores users
         see always go down the list."""
+        check_query(query)
         raws = [w for w in words(query) if w not in STOPWORDS] or words(query)
         raws = list({stem(w): w for w in raws}.values())
         found: dict[int, list] = {}

@@ -36,11 +36,14 @@ EOF_GRACE = 2.0
 #: ``DEFAULT_INHERITED_ENV_VARS`` (a test keeps the two equal), so secrets in the kernel's own
 #: environment do not leak into servers someone else wrote.
 INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+#: Set by ``mcp2repl serve`` and passed on to the servers it starts: an ``mcp2repl serve`` among them
+#: (a client's config that lists mcp2repl itself, read back as mcp2repl's own) refuses to start.
+SERVE_MARK = "MCP2REPL_SERVE_PID"
 
 
 def server_environment(configured: Mapping[str, str]) -> dict[str, str]:
     """The environment a stdio server starts with: the inherited variables, then its own."""
-    inherited = {k: v for k in INHERITED if (v := os.environ.get(k)) is not None and not v.startswith("()")}
+    inherited = {k: v for k in (*INHERITED, SERVE_MARK) if (v := os.environ.get(k)) is not None and not v.startswith("()")}
     return {**inherited, **configured}
 
 
@@ -100,11 +103,21 @@ async def wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
     return process.returncode is not None
 
 
-async def stop(process: anyio.abc.Process) -> None:
-    """Close stdin, give the server :data:`EOF_GRACE`, then the guard's tree kill; SIGKILL as a last resort."""
+async def stop(process: anyio.abc.Process, wait: bool = True) -> None:
+    """Close stdin, give the server :data:`EOF_GRACE`, then the guard's tree kill; SIGKILL as a last resort.
+
+    ``wait=False`` (the kernel is leaving) only closes the pipes: the server sees its stdin end now,
+    and the guard, which outlives us, gives it the same grace once we are gone and then ends its
+    tree (guard.py). A Python server takes seconds to exit on a loaded machine; a kernel's
+    shutdown has ~1.4 s, and the server's exit is no business of the person leaving.
+    """
     assert process.stdin is not None and process.stdout is not None
     with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
+    if not wait:
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdout.aclose()
+        return
     if not await wait_exit(process, EOF_GRACE):
         with contextlib.suppress(ProcessLookupError):
             process.terminate()  # the guard: SIGTERM to the tree, SIGKILL after its grace

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import parse_qsl, urlsplit
 
+from .approval import approval_keys
 from .authspec import AuthProblem, AuthSpec, parse_auth
 from .filters import ALL_TOOLS, Selector, ToolFilter
 
@@ -59,11 +60,12 @@ class ServerSpec:
     #: ask before a tool annotated destructiveHint runs (None: the config's top-level "confirm_destructive")
     confirm_destructive: bool | None = None
     allow_destructive: tuple[str, ...] = ()  # tools that run without asking
+    confirm: tuple[str, ...] = ()  # tools that ask before every call, whatever their annotations (servers/approval.py)
     #: what to do when the server asks the user for input (MCP elicitation): see servers/elicitation.py
     elicitation: Literal["ask", "defaults", "decline"] = "ask"
-    #: the client's roots: None offers the kernel's working directory, False offers none (no capability)
+    #: the client's roots: None or False offers none (no roots capability; a server's scope is what it was given)
     roots: tuple[str, ...] | Literal[False] | None = None
-    log_level: str | None = None  # sent as logging/setLevel once connected (None: the server's own default)
+    log_level: str | None = None  # sent as logging/setLevel once connected (None: the server's own default; 2026-07-28: info)
     error: str | None = None  # set when this entry cannot be used; the full message, file and server included
     #: values that must never be shown: substituted values, header and env values, URL credentials and queries
     secrets: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
@@ -342,17 +344,13 @@ def _parse(name: str, raw: object, ctx: _Ctx) -> ServerSpec:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
             raise _Problem("timeout", f"must be a positive number of milliseconds, got {_got(timeout)}")
         blocked = entry.get("blocked_tools")
-        confirm = entry.get("confirm_destructive")
-        if confirm is not None and not isinstance(confirm, bool):
-            raise _Problem("confirm_destructive", f"must be true or false, got {_got(confirm)}")
         common = {
             "name": name,
             "transport": transport,
             "timeout": timeout / 1000 if timeout else None,
             "description": description or "",
             "tool_filter": ToolFilter(deny=_selectors(blocked, "blocked_tools")) if blocked is not None else ALL_TOOLS,
-            "confirm_destructive": confirm,
-            "allow_destructive": tuple(_strings(entry.get("allow_destructive"), "allow_destructive")),
+            **approval_keys(entry, _Problem, _strings, _got),
             **_protocol_keys(entry, ctx),
         }
         if transport != "stdio":

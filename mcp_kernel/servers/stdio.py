@@ -14,7 +14,9 @@ not the SDK's:
 * a line that is not an MCP message (a server printing to stdout) is logged and counted instead
   of being handed to the session, invalid UTF-8 included, and answers to request ids that were
   never sent are counted: :class:`StdioStatus` keeps what went wrong, with the exit status and
-  the start of this run's stderr, so a failure can say why.
+  the start of this run's stderr, so a failure can say why;
+* where the protocol is plainly broken (an answer to an id never sent, an answer that is not
+  JSON-RPC, junk and then silence) the requests waiting fail at once (:mod:`.answers`).
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ import contextlib
 import json
 import os
 import signal
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -36,6 +40,7 @@ from pydantic_core import from_json
 
 from ..compat import send_now
 from . import guard
+from .answers import Answers
 from .limits import shorten
 from .spawn import Launch, Spawned, spawn, stop, wait_exit
 
@@ -62,6 +67,7 @@ class StdioStatus:
     """What the transport saw of its server process, for messages that say why a server failed."""
 
     log_path: Path | None = None
+    who: str = "the server"  # in messages: 'MCP server "x"'
     stderr_start: int = 0  # size of the log when this run started: its stderr comes after
     pid: int | None = None
     returncode: int | None = None
@@ -69,6 +75,7 @@ class StdioStatus:
     last_junk: str = ""
     stray_ids: list[str] = field(default_factory=list)
     oversize: int | None = None  # the cap, when a message went past it
+    leaving: bool = False  # the kernel is leaving: closing stdin is all, the guard finishes the stop (spawn.stop)
 
     def exit_text(self) -> str | None:
         """``exited with status 3`` / ``was killed by SIGKILL``, once the process has ended."""
@@ -109,11 +116,6 @@ class StdioStatus:
             return []
         kept = [line.rstrip() for line in text.splitlines() if line.strip() and not line.startswith("[mcp2repl] ")]
         return [shorten(line, width) for line in kept[-lines:]]
-
-
-def _request_key(request_id: object) -> str:
-    """The key of a request id; "7" and 7 are one id, as for the SDK's dispatcher."""
-    return "null" if request_id is None else str(request_id)
 
 
 class _Lines:
@@ -160,9 +162,11 @@ class _StdoutReader:
         gone: Callable[[], Awaitable[None]],
         oversize: Callable[[int], None],
         tg: anyio.abc.TaskGroup,
+        answers: Answers,
     ) -> None:
         self._stdout = stdout
         self._parse = parse
+        self._answers = answers  # errors for requests the server will not answer come first
         self._gone = gone  # the server closed stdout: learn how it went away before the session hears of it
         self._oversize = oversize
         self._tg = tg
@@ -189,8 +193,11 @@ class _StdoutReader:
             # call, its text beside the copy the caller made of it. What it refers to goes now.
             self._big.message = types.JSONRPCResponse(jsonrpc="2.0", id=self._big.message.id, result={})
             self._big = None
+        answers = self._answers
         while True:
-            while self._complete:
+            while self._complete or answers.failures:
+                if answers.failures:
+                    return answers.failures.pop(0)
                 big = len(self._complete[-1]) >= BIG_LINE
                 message = self._parse(self._complete.pop())  # parse holds the only reference: it may let go
                 if message is not None:
@@ -200,12 +207,20 @@ class _StdoutReader:
             if self._ended:
                 raise anyio.EndOfStream
             self._receiving = True
+            chunk: bytes | None = b""
             try:
-                chunk: bytes | None = await self._stdout.receive(CHUNK)
+                if answers.deadline is None:  # (no cancel scope on the hot path)
+                    chunk = await self._stdout.receive(CHUNK)
+                else:  # after a junk line, wait only until its grace ends (then the requests waiting fail)
+                    with anyio.move_on_after(max(0.0, answers.deadline - time.monotonic())):
+                        chunk = await self._stdout.receive(CHUNK)
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 chunk = None
             finally:
                 self._receiving = False
+            if chunk == b"":
+                answers.expire()
+                continue
             if chunk is None:
                 if not self._ended:
                     self._ended = True
@@ -259,9 +274,9 @@ class _StdinWriter:
     dropped, as the writer task dropped it; later sends fail as a closed stream's do.
     """
 
-    def __init__(self, stdin: anyio.abc.ByteSendStream, outstanding: set[str], reader: _StdoutReader) -> None:
+    def __init__(self, stdin: anyio.abc.ByteSendStream, answers: Answers, reader: _StdoutReader) -> None:
         self._stdin = stdin
-        self._outstanding = outstanding
+        self._answers = answers
         self._reader = reader
         self._closed = False
 
@@ -270,7 +285,7 @@ class _StdinWriter:
             raise anyio.BrokenResourceError
         message = item.message
         if isinstance(message, types.JSONRPCRequest):
-            self._outstanding.add(_request_key(message.id))
+            self._answers.sent(message.id)
         data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
         try:
             await send_now(self._stdin, data)  # raises if the write failed, at once
@@ -315,7 +330,7 @@ async def stdio_transport(
         spawned = await spawn(Launch(command, tuple(args), tuple((env if env is not None else os.environ).items()), None if cwd is None else str(cwd), log_path))
     process, status.stderr_start = spawned.process, spawned.stderr_start
     status.pid = process.pid
-    outstanding: set[str] = set()
+    answers = Answers(status.who, status.stray_ids)
     closing = False
 
     def junk(line: bytes | bytearray) -> None:
@@ -329,6 +344,7 @@ async def stdio_transport(
     def parse(line: bytes | bytearray) -> SessionMessage | None:
         if not line or line.isspace():  # (strip() would copy a bytearray, a long line whole)
             return None
+        value: Any = None
         try:
             if len(line) < BIG_LINE:
                 value = from_json(line)
@@ -342,15 +358,11 @@ async def stdio_transport(
             # payload more memory (and twice the time) than parsing once and validating that.
             message = types.jsonrpc_message_adapter.validate_python(value, by_name=False)
         except ValueError:  # not JSON, not UTF-8, not JSON-RPC (pydantic's ValidationError)
-            junk(line)
+            if not answers.invalid(value, bytes(line[:300]).decode("utf-8", "replace").strip()):
+                junk(line)
             return None
-        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-            key = _request_key(message.id)
-            if key in outstanding:
-                outstanding.discard(key)
-            elif len(status.stray_ids) < 10:
-                status.stray_ids.append(key)
-        return SessionMessage(message)
+        # an answer nobody waits for (a wrong id: the requests waiting failed; or one given up on) is dropped
+        return SessionMessage(message) if answers.valid(message) else None
 
     async def gone() -> None:
         if not closing:
@@ -363,8 +375,8 @@ async def stdio_transport(
     assert process.stdin is not None and process.stdout is not None
     # no awaits before the task group: a cancellation in the gap would leak the process
     async with anyio.create_task_group() as tg:
-        reader = _StdoutReader(process.stdout, parse, gone, oversize, tg)
-        writer = _StdinWriter(process.stdin, outstanding, reader)
+        reader = _StdoutReader(process.stdout, parse, gone, oversize, tg, answers)
+        writer = _StdinWriter(process.stdin, answers, reader)
         try:
             yield reader, writer  # type: ignore[misc]
         finally:
@@ -373,7 +385,7 @@ async def stdio_transport(
                 reader.close()
                 writer.close()
                 tg.start_soon(reader.drain)  # as the server stops, what it still writes is read
-                await stop(process)
+                await stop(process, wait=not status.leaving)
                 if status.returncode is None:
                     status.returncode = process.returncode
             tg.cancel_scope.cancel()

@@ -94,7 +94,7 @@ class TaskRunner:
         finally:
             self._progress.pop(token, None)
             if task_id is not None:  # interrupted, timed out or failed while running: stop it on the server
-                await _cancel(session, task_id)
+                await cancel_task(session, task_id)
 
     async def _watch(self, session: ClientSession, task: types.Task, progress: Progress | None) -> None:
         """Poll ``tasks/get`` for the status message (shown as progress) until the task ends."""
@@ -113,7 +113,7 @@ class TaskRunner:
             last = message
 
 
-async def _cancel(session: ClientSession, task_id: str) -> None:
+async def cancel_task(session: ClientSession, task_id: str) -> None:
     """``tasks/cancel``, bounded and shielded: it runs while the calling task is being cancelled."""
     request = types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=task_id))
     with contextlib.suppress(Exception, asyncio.CancelledError):

@@ -74,7 +74,7 @@ def test_search_library_describe_list_guide(k: KernelProcess) -> None:
     page = k.json("({ v: await api.searchTools('book', { limit: 2, offset: 2 }) })")["v"]
     assert page["query"] == "book" and len(page["results"]) == 2 and page["nextOffset"] in (4, None)
     empty = k.json("({ v: await api.searchTools('xyzzy') })")["v"]
-    assert empty["results"] == [] and empty["note"].startswith('No tools match "xyzzy" (searched')
+    assert empty["results"] == [] and empty["note"].startswith('No tool matches "xyzzy" (searched')
     doc = k.json("({ v: (await api.library('sales report', { limit: 1 }))[0] })")["v"]
     assert "async function sales_report(args?: {" in doc
     assert "// Example: await mcp.demo.sales_report()" in doc
@@ -101,11 +101,12 @@ def test_example_calls_pass_validation(k: KernelProcess) -> None:
 
 def test_empty_answers_say_what_was_searched(k: KernelProcess) -> None:
     tools = k.json("({ v: (await api.listTools()).length })")["v"]
+    servers = ", ".join(k.json("[...new Set((await api.listTools()).map((t) => t.server))]"))
     cell = k.run("await api.library('nonexistentzzz')")
     assert cell.text == "[]"  # still the documented string[]; the why is on stderr
     assert cell.stderr == (
-        f'[mcp2repl] api.library: No tools match "nonexistentzzz" (searched {tools} tools on 2 servers: names, descriptions '
-        "and parameters). Try fewer or different words, or api.listTools().\n"
+        f'[mcp2repl] api.library: No tool matches "nonexistentzzz" (searched {tools} tools on 2 servers: {servers}). '
+        "Try fewer or different words, or api.listTools().\n"
     )
     assert k.run("(await api.library('serch boks', { limit: 1 })).length").stderr == (
         "[mcp2repl] api.library: Matched similar words: serch → search, boks → book.\n"
@@ -114,9 +115,9 @@ def test_empty_answers_say_what_was_searched(k: KernelProcess) -> None:
     cell = k.run("await api.guide('xyzzy')")
     assert cell.text == "[]"
     assert cell.stderr == (
-        '[mcp2repl] api.guide: No guidance matches "xyzzy" (searched 24 topics: titles, keywords and texts). Topics: calling '
+        '[mcp2repl] api.guide: No guidance matches "xyzzy" (searched 25 topics: titles, keywords and texts). Topics: calling '
         "tools, argument checks, results, errors, agent steps, agent commands, reading errors, loading helpers, concurrency, "
-        "timeouts, interrupts, printing, artifacts, display, discovery, servers, login, resources and prompts, server questions, "
+        "timeouts, interrupts, printing, artifacts, display, discovery, servers, login, resources and prompts, approvals, server questions, "
         "task tools, roots and log level, persistence, timers, "
         'progress. To find tools, use api.searchTools("xyzzy").\n'
     )

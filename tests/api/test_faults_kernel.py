@@ -55,7 +55,9 @@ def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
     folder = tmp_path_factory.mktemp("faults")
     servers = {name: hostile(name) for name in ("hang", "garbage", "crash", "flood")}
     servers["wrongid"] = hostile("wrong-id")
+    servers["notjsonrpc"] = hostile("not-jsonrpc")
     servers["logs"] = hostile("flood")  # flood's twin, left alone by the interrupt tests
+    servers["progress"] = hostile("progress")
     servers["echo"] = {"command": PY, "args": [ECHO]}
     config = {"mcpServers": servers, "allow_connect": "any"}  # some tests connect hostile servers from cells
     (folder / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
@@ -76,12 +78,13 @@ def still_usable(k: Kernel, server: str) -> None:
     assert k.run("1 + 1").text == "2"
 
 
-@pytest.mark.parametrize("server", ["hang", "wrongid", "garbage", "flood"])
+@pytest.mark.parametrize("server", ["hang", "flood"])  # the other faults end the call by themselves, at once
 def test_interrupt_during_a_fault(kernel: Kernel, server: str) -> None:
     fired = interrupt_after(0.5, kernel.km.interrupt_kernel)
     cell = kernel.run(f"await mcp.{server}.call({{}}, {{timeout: 60}})")
     assert (cell.error["ename"], cell.error["evalue"]) == ("InterruptError", "Execution interrupted")
-    assert time.monotonic() - fired["at"] < 15  # generous: CI is a busy 2-core machine
+    # hang level: an interrupt that did not land ends the call only at its 60 s timeout (18 s seen at load 20)
+    assert time.monotonic() - fired["at"] < 50
     still_usable(kernel, server)
 
 
@@ -98,17 +101,21 @@ def test_the_default_timeout_names_server_tool_limit_and_how_to_raise_it(kernel:
 
 
 @pytest.mark.parametrize(
-    ("server", "meanwhile"),
+    ("server", "what"),
     [
-        ("garbage", r'it wrote [\d,]+ lines to stdout that are not MCP messages, the last: "<html>oops</html>"'),
-        ("wrongid", r"it answered request ids? not-\d+(, not-\d+)*(, …)?, which (was|were) never sent \(a server replying with the wrong id\?\)"),
+        ("garbage", re.escape('it wrote 3 lines to stdout that are not JSON-RPC (the last: "<html>oops</html>"), then nothing valid for 3 s')),
+        ("wrongid", r"it answered request id not-\d+, which was never sent \(a server replying with the wrong id\?\)"),
+        ("notjsonrpc", r'its answer to request \d+ is not JSON-RPC: \{"jsonrpc": "2\.0", "id": \d+, "content": \[\{"type": "text", "text": "ok"\}\]\}'),
     ],
 )
-def test_garbage_and_wrong_ids_end_with_a_timeout_that_says_what_happened(kernel: Kernel, server: str, meanwhile: str) -> None:
-    cell = kernel.run(f"await mcp.{server}.call({{}}, {{timeout: 1}})")
+def test_a_broken_protocol_ends_the_call_at_once_with_what_the_server_did(kernel: Kernel, server: str, what: str) -> None:
+    """Regression: such a call waited for its whole time limit (5 minutes by default), then said
+    "no answer"; now it ends at once (garbage: when nothing valid follows it for 3 s)."""
+    cell = kernel.run(f"await mcp.{server}.call({{}}, {{timeout: 120}})", timeout=60)
     assert cell.error["ename"] == "ToolError"
-    expected = re.escape("no answer within 1 s (set by this call's {timeout: 1}; meanwhile ") + meanwhile + r"\)"
-    assert re.fullmatch(expected, cell.error["evalue"]), cell.error["evalue"]
+    assert re.fullmatch(re.escape(f'MCP server "{server}" broke the protocol: ') + what, cell.error["evalue"]), cell.error["evalue"]
+    assert cell.seconds < 40
+    assert kernel.json(f"let e; try {{ await mcp.{server}.call({{}}, {{timeout: 60}}) }} catch (err) {{ e = err }}; [e.server, e.tool, e.code]", 60) == [server, "call", "-32099"]
     still_usable(kernel, server)
 
 
@@ -122,13 +129,43 @@ def test_a_crash_mid_call_says_why_and_the_next_call_reconnects(kernel: Kernel) 
     still_usable(kernel, "crash")
 
 
-def test_a_flood_of_log_messages_is_summarised(kernel: Kernel) -> None:
+def test_a_flood_of_log_messages_stays_in_the_servers_log(kernel: Kernel) -> None:
+    """Issue 23, item 10: log notifications belong in api.serverLog; the cell gets one line, for the first error."""
     cell = kernel.run("const flooded = await mcp.logs.call({}, {timeout: 60}); await sleep(1200); flooded", timeout=120)
     assert cell.text == "'flooded'"
-    lines = cell.stderr.splitlines()
-    assert lines == [f"[logs] info: flood {n}" for n in range(20)] + ["[mcp2repl] … 19,980 more log lines from logs: await api.serverLog('logs')"]
+    assert cell.stderr == "[logs] error: flood 500 (its log: await api.serverLog('logs'))\n"
     assert kernel.json("[await api.serverLog('logs', {lines: 1})]") == ["[info] flood 19999"]
     still_usable(kernel, "logs")
+
+
+def iopub_of(kernel: Kernel, code: str, interactive: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every IOPub message of one execution (a terminal client allows stdin: its progress goes to stderr)."""
+    msg_id = kernel.kc.execute(code, allow_stdin=interactive)
+    messages = []
+    while True:
+        msg = kernel.kc.get_iopub_msg(timeout=60)
+        if msg["parent_header"].get("msg_id") == msg_id:
+            messages.append(msg)
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                return messages, kernel.reply(msg_id, 60)
+
+
+@pytest.mark.parametrize("interactive", [False, True], ids=["display", "terminal"])
+def test_a_flood_of_progress_notifications_is_batched(kernel: Kernel, interactive: bool) -> None:
+    """Regression: each of 2,000 progress notifications reached the cell (2,004 messages); now the live
+    display (or a terminal's progress lines) updates a few times a second, whatever the server sends."""
+    messages, reply = iopub_of(kernel, "await mcp.progress.call({}, {timeout: 60})", interactive)
+    assert reply["status"] == "ok"
+    kinds = [m["msg_type"] for m in messages]
+    assert kinds[:2] == ["status", "execute_input"] and kinds[-2:] == ["execute_result", "status"]
+    # 2,000 notifications over about 2 s (longer on a busy machine): at most ~5 updates a second
+    assert len(messages) < 60, kinds
+    stderr = "".join(m["content"]["text"] for m in messages if m["msg_type"] == "stream")
+    if interactive:
+        lines = stderr.splitlines()
+        assert 1 <= len(lines) < 50 and all(re.fullmatch(r"\[progress\.call\] \d+% step \d+", line) for line in lines), lines
+    else:
+        assert stderr == ""
 
 
 def test_connecting_to_a_command_that_exits_at_once(kernel: Kernel) -> None:
@@ -177,9 +214,22 @@ def test_no_process_survives_the_kernel(tmp_path: Path, how: str) -> None:
             k.close(graceful=True)
         else:
             os.kill(k.pid, signal.SIGKILL)
-        assert wait_unmarked(mark, 20) == []
-        assert time.monotonic() - started < 20
+        # hang level: after a kill the guards give servers 5 s to exit, then end their trees (2 left at 20 s under load)
+        left = wait_unmarked(mark, 60)
+        assert left == [], f"alive 60 s after the kernel's {how}: {[_who(p) for p in left]}"
+        assert time.monotonic() - started < 60
     finally:
         k.close()
         for proc in marked(mark):
             proc.kill()
+
+
+def _who(proc: Any) -> str:
+    """A survivor, for the failure message: its pid, its parent's command, its own command's tail."""
+    import psutil
+
+    try:
+        parent = proc.parent()
+        return f"{proc.pid} {' '.join(proc.cmdline()[-3:])} (parent {parent.pid if parent else '-'}: {' '.join(parent.cmdline()[-2:]) if parent else '-'})"
+    except psutil.Error as exc:  # it exited meanwhile
+        return f"{proc.pid} ({type(exc).__name__})"

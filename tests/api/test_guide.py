@@ -33,6 +33,8 @@ from mcp_kernel.api.guide import guide
         ("long running task", "task tools"),
         ("set log level", "roots and log level"),
         ("subscribe to a resource", "resources and prompts"),
+        ("approve writes once", "approvals"),
+        ("plan and apply", "approvals"),
     ],
 )
 def test_guide_ranking(query, topic):
@@ -51,9 +53,9 @@ def test_guide_shape():
 def test_no_match_note_lists_every_topic():
     assert guide("xyzzy") == []
     assert guide_module.no_match_note(" xyzzy ") == (
-        'No guidance matches "xyzzy" (searched 24 topics: titles, keywords and texts). Topics: calling tools, argument checks, '
+        'No guidance matches "xyzzy" (searched 25 topics: titles, keywords and texts). Topics: calling tools, argument checks, '
         "results, errors, agent steps, agent commands, reading errors, loading helpers, concurrency, timeouts, interrupts, "
-        "printing, artifacts, display, discovery, servers, login, resources and prompts, server questions, task tools, "
+        "printing, artifacts, display, discovery, servers, login, resources and prompts, approvals, server questions, task tools, "
         "roots and log level, persistence, timers, progress. "
         'To find tools, use api.searchTools("xyzzy").'
     )

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 
 import pytest
-from conftest import ECHO, EVERYTHING, KernelProcess
+from conftest import ECHO, EVERYTHING, SERVERS, KernelProcess
+from kernels import configured
 
 SUM = "'The sum of 2 and 3 is 5.'"
+NAMED = str(SERVERS / "named_server.py")
 
 
 @pytest.fixture(scope="module")
@@ -19,12 +20,13 @@ def k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelProcess]:
     cwd = tmp_path_factory.mktemp("names")
     # no roots: server-everything asks for them 350 ms after it starts and logs the answer, a line
     # that lands on whichever cell runs then (on a busy machine, one of these)
-    servers = {"everything": {"command": str(EVERYTHING), "roots": False}, "echo": {"command": sys.executable, "args": [ECHO]}}
-    (cwd / "mcp2repl.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-    kernel = KernelProcess(cwd, MCP2REPL_PROGRESS="off")
-    kernel.run("await api.servers({ wait: true })")
-    yield kernel
-    kernel.close()
+    servers = {
+        "everything": {"command": str(EVERYTHING), "roots": False},
+        "echo": {"command": sys.executable, "args": [ECHO]},
+        "named": {"command": sys.executable, "args": [NAMED, "wipe-all", "wipe_all"]},  # one JS name wanted by two tools
+    }
+    with configured(cwd, {"mcpServers": servers}, "mcp2repl.json", MCP2REPL_PROGRESS="off") as kernel:
+        yield kernel
 
 
 @pytest.mark.parametrize(
@@ -89,3 +91,16 @@ def test_a_disconnected_server_is_gone_from_mcp(k: KernelProcess) -> None:
     assert k.value("typeof mcp.echo") == "'object'"
     k.run('await api.disconnect("echo")')
     assert k.json("[typeof mcp.echo, Object.keys(mcp).includes('echo')]") == ["undefined", False]
+
+
+def test_tools_whose_js_names_collide_each_get_their_own(k: KernelProcess) -> None:
+    """Regression: ``wipe-all`` beside ``wipe_all`` had no JS name (``mcp.named.wipe_all`` was the other tool)
+    and ``wipe_all_2``, a suffix that depended on the order, ran ``wipe_all`` too."""
+    calls = ['mcp.named["wipe-all"]()', "mcp.named.wipe_all()", "mcp.named.wipe_all_8c29()", "tools.wipe_all()", "tools.wipe_all_8c29()"]
+    assert k.json(f"[{', '.join(f'await {c}' for c in calls)}]") == ["wipe-all ran", "wipe_all ran", "wipe-all ran", "wipe_all ran", "wipe-all ran"]
+    assert k.value("typeof mcp.named.wipe_all_2") == "'undefined'"
+    # what completion offers and what api.describeTool says are the same names
+    assert k.complete("mcp.named.wipe")["matches"] == ["wipe_all", "wipe_all_8c29"]
+    described = k.json("[await api.describeTool('named', 'wipe_all_8c29'), await api.describeTool('named', 'wipe-all')].map((d) => [d.name, d.call, d.safe])")
+    assert described == [["wipe-all", "mcp.named.wipe_all_8c29", "wipe_all_8c29"]] * 2
+    assert k.value("(await api.describeTool('named', 'wipe_all')).call") == "'mcp.named.wipe_all'"

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from conftest import EVERYTHING, FIXTURES, SERVERS, KernelProcess
+from kernels import configured, converse
 
 PROTOCOL = str(SERVERS / "protocol_server.py")
 FILESYSTEM = FIXTURES / "node" / "node_modules" / ".bin" / "mcp-server-filesystem"
@@ -48,15 +49,16 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KernelProc
     record = cwd / "record.jsonl"
     headless = cwd / "headless.jsonl"
     servers = {
-        "p": {"command": sys.executable, "args": [PROTOCOL, "--record", str(record)], "log_level": "warning"},
+        "p": {"command": sys.executable, "args": [PROTOCOL, "--record", str(record)], "log_level": "warning", "roots": ["."]},
         "quiet": {"command": sys.executable, "args": [PROTOCOL, "--record", str(headless)], "elicitation": "defaults", "roots": False},
         "never": {"command": sys.executable, "args": [PROTOCOL], "elicitation": "decline"},
     }
-    (cwd / "mcp.json").write_text(json.dumps({"mcpServers": servers, "allow_connect": "any"}))  # fs and everything connect from cells
-    kernel = KernelProcess(cwd)
-    kernel.wait_for_servers()
-    yield kernel, Recorded(record), cwd
-    kernel.close()
+    (cwd / "data").mkdir()
+    (cwd / "outside.txt").write_text("the kernel's folder, outside data/")
+    if FILESYSTEM.exists():  # configured with one folder: that folder is its scope, whatever the client offers
+        servers["scoped"] = {"command": str(FILESYSTEM), "args": [str(cwd / "data")]}
+    with configured(cwd, {"mcpServers": servers, "allow_connect": "any"}) as kernel:  # fs and everything connect from cells
+        yield kernel, Recorded(record), cwd
 
 
 @pytest.fixture
@@ -71,24 +73,8 @@ def rec(setup: tuple[KernelProcess, Recorded, Path]) -> Recorded:
 
 def run_answering(k: KernelProcess, code: str, answers: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
     """Execute with stdin allowed, answering the input requests in order; (reply, outputs, prompts)."""
-    msg_id = k.kc.execute(code, allow_stdin=True)
-    prompts: list[str] = []
-    left = list(answers)
-    while left:
-        request = k.kc.get_stdin_msg(timeout=60)
-        if request["msg_type"] == "input_request":
-            prompts.append(request["content"]["prompt"])
-            k.kc.input(left.pop(0))
-    reply = k.reply(msg_id, 60)
-    outputs: list[dict[str, Any]] = []
-    while True:
-        msg = k.kc.get_iopub_msg(timeout=60)
-        if msg["parent_header"].get("msg_id") == msg_id:
-            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-                break
-            if msg["msg_type"] in ("execute_result", "error", "stream"):
-                outputs.append({"type": msg["msg_type"], **msg["content"]})
-    return reply, outputs, prompts
+    talk = converse(k, code, answers)
+    return talk.reply, talk.outputs, talk.prompts
 
 
 def stderr(outputs: list[dict[str, Any]]) -> str:
@@ -183,7 +169,7 @@ def test_elicitation_is_advertised_only_where_it_can_be_answered(setup: tuple[Ke
     (init,) = rec.events("initialize")
     assert init["capabilities"] == {"elicitation": {"form": {}, "url": {}}, "roots": {"listChanged": True}}
     (quiet,) = Recorded(cwd / "headless.jsonl").events("initialize")
-    assert quiet["capabilities"] == {"elicitation": {"form": {}, "url": {}}}  # "roots": false
+    assert quiet["capabilities"] == {"elicitation": {"form": {}, "url": {}}}  # "roots": false, as without "roots"
     # "decline": not advertised, so the SDK refuses the request the server should not have sent
     assert k.json("await mcp.never.form()") == {"code": -32600, "message": "Elicitation not supported"}
 
@@ -253,19 +239,22 @@ def test_a_task_that_asks_is_answered_through_stdin(k: KernelProcess) -> None:
 # ---- roots, log level, subscriptions, cancellation ------------------------------------------------
 
 
-def test_roots_are_the_kernels_folder_and_can_change(setup: tuple[KernelProcess, Recorded, Path]) -> None:
+def test_roots_are_the_configured_folders_and_can_change(setup: tuple[KernelProcess, Recorded, Path]) -> None:
     k, rec, cwd = setup
-    assert k.json("await mcp.p.roots()") == {"roots": [{"uri": cwd.as_uri(), "name": cwd.name}]}
-    (cwd / "data").mkdir(exist_ok=True)
+    assert k.json("await mcp.p.roots()") == {"roots": [{"uri": cwd.as_uri(), "name": cwd.name}]}  # "roots": ["."]
     assert k.json("await api.setRoots('p', ['data'])") == {"server": "p", "roots": [str(cwd / "data")]}
     assert rec.wait_for("notifications/roots/list_changed")[-1] == {"event": "notifications/roots/list_changed"}
     assert k.json("await mcp.p.roots()") == {"roots": [{"uri": (cwd / "data").as_uri(), "name": "data"}]}
-    cell = k.run("await api.setRoots('quiet', ['data'])")
-    assert cell.error["evalue"] == 'server "quiet" was started with "roots": false, so it was told this client has no roots'
+    for server in ("quiet", "never"):  # "roots": false, and no "roots" at all
+        cell = k.run(f"await api.setRoots('{server}', ['data'])")
+        assert cell.error["evalue"] == (
+            f'server "{server}" was started without roots (its config lists none), so it was told this client has no roots; '
+            'to offer folders, list them in its "roots" in the config'
+        )
     k.run("await api.setRoots('p', ['.'])")
 
 
-def test_server_filesystem_works_in_the_kernels_folder(setup: tuple[KernelProcess, Recorded, Path]) -> None:
+def test_server_filesystem_works_in_the_roots_it_is_given(setup: tuple[KernelProcess, Recorded, Path]) -> None:
     """server-filesystem started without folders asks the client for its roots (after start, and on list_changed)."""
     k, _, cwd = setup
     if not FILESYSTEM.exists():
@@ -278,7 +267,7 @@ def test_server_filesystem_works_in_the_kernels_folder(setup: tuple[KernelProces
         k.run(f"for (let i = 0; i < 100 && (await mcp.fs.list_allowed_directories()).content !== {wanted}; i++) await sleep(100)", 60)
         return k.value("(await mcp.fs.list_allowed_directories()).content")
 
-    k.run(f"await api.connect('fs', {{command: {json.dumps(str(FILESYSTEM))}}})", 60)
+    k.run(f"await api.connect('fs', {{command: {json.dumps(str(FILESYSTEM))}, roots: ['.']}})", 60)
     try:
         assert allowed_once_it_is(cwd) == repr(f"Allowed directories:\n{cwd}")
         k.run("await api.setRoots('fs', ['data'])")
@@ -286,6 +275,28 @@ def test_server_filesystem_works_in_the_kernels_folder(setup: tuple[KernelProces
         assert k.value(f"await mcp.fs.write_file({{path: {json.dumps(str(cwd / 'data' / 'a.txt'))}, content: 'hi'}}), 'ok'") == "'ok'"
     finally:
         k.run("await api.disconnect('fs')")
+
+
+def test_a_server_keeps_the_folders_it_was_configured_with(setup: tuple[KernelProcess, Recorded, Path]) -> None:
+    """Regression: the kernel offered its working folder as the root of every server, and
+    server-filesystem replaces its configured folders by the client's roots (asked for after
+    initialize): configured with data/, it could read the whole working folder (session files and
+    their keys) a second later. Without "roots" in its config a server is offered none."""
+    k, _, cwd = setup
+    if not FILESYSTEM.exists():
+        pytest.skip("server-filesystem is not installed (run scripts/bootstrap.sh --test)")
+    # server-filesystem asks for roots on its own schedule (~1.5 s after start here): watch for several seconds
+    code = (
+        "const seen = new Set(); const until = Date.now() + 5000;\n"
+        "while (Date.now() < until) { seen.add((await mcp.scoped.list_allowed_directories({})).content); await sleep(100) }\n"
+        "[...seen]"
+    )
+    assert k.json(code, 60) == [f"Allowed directories:\n{cwd / 'data'}"]
+    cell = k.run("await mcp.scoped.read_text_file({path: 'outside.txt'})")
+    assert cell.error is not None and cell.error["ename"] == "ToolError", cell.outputs
+    assert "outside.txt" in cell.error["evalue"] and "the kernel's folder" not in cell.error["evalue"]
+    cell = k.run(f"await mcp.scoped.read_text_file({{path: {json.dumps(str(cwd / 'outside.txt'))}}})")
+    assert cell.error is not None and "Access denied" in cell.error["evalue"], cell.outputs
 
 
 def test_log_level_from_the_config_and_from_a_cell(k: KernelProcess, rec: Recorded) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcp_kernel.client.registry import pid_alive
+from mcp_kernel.client.registry import is_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 MCP2REPL = str(Path(sys.executable).with_name("mcp2repl"))
@@ -78,7 +78,7 @@ def stop_all(cwd: Path) -> None:
         pid = int(json.loads(meta.read_text()).get("pid", 0))
         name = meta.name[: -len(".meta.json")]
         cli("--stop", name, cwd=cwd, timeout=60)
-        if pid and pid_alive(pid, str(folder / f"{name}.json")):  # its kernel, not a reused pid
+        if pid and is_kernel(pid, folder / "kernels" / f"{name}.json"):  # its kernel, not a reused pid
             try:
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -96,3 +96,48 @@ def fixture(name: str, *args: str, **env: str) -> dict[str, Any]:
     if env:
         entry["env"] = env
     return entry
+
+
+FAKE_KERNEL = ROOT / "tests" / "fixtures" / "fake_kernel.py"
+
+
+@dataclass
+class Planted:
+    """A fake kernel (tests/fixtures/fake_kernel.py) behind a planted connection file."""
+
+    proc: subprocess.Popen[bytes]
+    conn: Path
+    received: Path  # every code it was sent, one per line
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def plant(cwd: Path, name: str, *, key: str = "", sign_with: str | None = None, as_kernel: bool = False, conn: Path | None = None) -> Planted:
+    """Start a fake kernel whose connection file is session ``name``'s, as a red team plants one.
+
+    ``as_kernel``: its command line also reads ``-m mcp_kernel -f CONN``, as a session kernel's does.
+    """
+    conn = conn or cwd / ".mcp2repl" / "sessions" / "kernels" / f"{name}.json"
+    conn.parent.mkdir(parents=True, exist_ok=True)
+    received = cwd / f"{name}.received.txt"
+    cmd = [PY, str(FAKE_KERNEL), str(conn), str(received), "--key", key]
+    if sign_with is not None:
+        cmd += ["--sign-with", sign_with]
+    if as_kernel:
+        cmd += ["--", "-m", "mcp_kernel", "-f", str(conn)]
+    proc = subprocess.Popen(cmd)
+    deadline = time.monotonic() + 60
+    while not conn.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, f"the fake kernel did not write {conn} within 60 s"
+        time.sleep(0.05)
+    return Planted(proc, conn, received)
+
+
+def write_record(cwd: Path, name: str, pid: int, mode: int = 0o600) -> Path:
+    """A session record (NAME.meta.json) naming ``pid``, as mcp2repl writes one."""
+    meta = cwd / ".mcp2repl" / "sessions" / f"{name}.meta.json"
+    meta.write_text(json.dumps({"name": name, "pid": pid, "started": time.time()}))
+    meta.chmod(mode)
+    return meta

@@ -43,19 +43,7 @@ def test_human_output_value_then_console_then_displays_then_artifacts(tmp_path: 
 
 def test_json_envelope(tmp_path: Path) -> None:
     run = cli("--json", "-e", "console.log('hi'); [1, 'x', null]", cwd=tmp_path)
-    assert run.code == 0 and run.err == ""
-    env = run.envelope
-    assert env.pop("elapsed_ms") >= 0
-    assert env == {
-        "ok": True,
-        "value": [1, "x", None],
-        "text": "[ 1, 'x', null ]",
-        "stdout": "hi\n",
-        "stderr": "",
-        "displays": [],
-        "calls": [],
-        "artifacts": [],
-    }
+    assert run == _run(0, '{"ok":true,"value":[1,"x",null],"stdout":"hi\\n"}\n', "")
     failed = cli("--json", "-e", "null.x", cwd=tmp_path)
     assert failed.code == 1 and failed.err == ""
     error = failed.envelope
@@ -63,7 +51,7 @@ def test_json_envelope(tmp_path: Path) -> None:
     assert error["error"] == {
         "name": "TypeError",
         "message": "Cannot read properties of null (reading 'x')",
-        "stack": "TypeError: Cannot read properties of null (reading 'x')\n  at cell[1] line 1, col 6\n    null.x\n         ^",
+        "stack": "  at cell[1] line 1, col 6\n    null.x\n         ^",
     }
 
 
@@ -86,15 +74,52 @@ def test_timeout_exits_3_and_flags_override_the_environment(tmp_path: Path) -> N
 
 
 def test_ctrl_c_interrupts_the_program_exit_3(tmp_path: Path) -> None:
-    proc = start("-e", "console.log('spinning'); while (true) {}", cwd=tmp_path)
-    time.sleep(2.5)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    # a one-shot run prints at the end, so the program says it runs through an artifact file
+    code = "await api.saveArtifact('started.txt', 'yes'); console.log('spinning'); while (true) {}"
+    proc = start("-e", code, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while not (tmp_path / ".mcp2repl" / "artifacts" / "started.txt").exists():
+            assert time.monotonic() < deadline, "the program did not start within 120 s"
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
     assert (proc.returncode, out, err) == (
         3,
-        "spinning\n",
-        "InterruptError: Execution interrupted\n  at cell[1] line 1, col 40\n    console.log('spinning'); while (true) {}\n" + " " * 43 + "^\n",
+        "spinning\nartifact started.txt (3 B, text) at .mcp2repl/artifacts/started.txt: await api.readArtifact(\"started.txt\")\n",
+        f"InterruptError: Execution interrupted\n  at cell[1] line 1, col 86\n    {code}\n" + " " * 89 + "^\n",
     )
+
+
+def test_ctrl_c_while_starting_still_stops_the_program(tmp_path: Path) -> None:
+    """A press before the program's first line ran was ignored (an idle engine ignores interrupts), and
+    the program then spun forever: seen as an orphaned one-shot run on a loaded machine."""
+    proc = start("-e", "console.log('spinning'); while (true) {}", cwd=tmp_path)
+    try:
+        _wait_until_python_catches_sigint(proc.pid)  # before that, a press kills any program (exit -2)
+        time.sleep(0.3)  # still starting: V8 and the runtime take far longer even on an idle machine
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 3
+    assert err in ("mcp2repl: interrupted\n", "InterruptError: interrupted before the program started\n") or err.startswith(
+        "InterruptError: Execution interrupted\n  at cell[1] line 1"
+    ), err
+
+
+def _wait_until_python_catches_sigint(pid: int) -> None:
+    """Poll the process's caught-signals mask: Python installs its SIGINT handler while it starts."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:") and int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)):
+                return
+        time.sleep(0.01)
+    raise AssertionError("the command's Python did not install its SIGINT handler within 60 s")
 
 
 def test_file_and_load(tmp_path: Path) -> None:
@@ -103,7 +128,7 @@ def test_file_and_load(tmp_path: Path) -> None:
     assert cli("--file", "task.js", "--load", "helpers.js", cwd=tmp_path) == _run(0, "{ r: 13, twice: 26 }\n", "")
     manifest = cli("--json", "--load", "helpers.js", cwd=tmp_path).envelope["value"]
     assert manifest == {
-        "loaded": str(tmp_path / "helpers.js"),
+        "loaded": "helpers.js",  # as given: no host path
         "digest": "sha256:" + __import__("hashlib").sha256(HELPERS.encode()).hexdigest(),
         "exports": ["add", "lib.deep.sq", "lib.twice"],
         "topLevel": ["add", "base", "lib"],
@@ -120,6 +145,20 @@ def test_library_prints_tool_docs_and_runs_no_code(tmp_path: Path, session_docs:
     assert as_json["value"] == session_docs
 
 
+def test_library_says_why_nothing_matched_and_which_words_it_corrected_with_the_docs(tmp_path: Path) -> None:
+    """Issue 23, item 11: `--library "kubernetes pods"` printed unrelated tools, a `pods → nodes` note only on stderr."""
+    run = cli("--library", "kubernetes pods", cwd=tmp_path)
+    assert run == _run(0, 'No tool matches "kubernetes pods" (searched 8 tools on 1 server: demo). Try fewer or different words, or api.listTools().\n', "")
+    run = cli("--library", "serch boks", "--limit", "1", cwd=tmp_path)
+    assert run.code == 0 and run.err == ""
+    assert run.out.startswith("Matched similar words: serch → search, boks → book.\n\n/**")
+    assert "search_books(" in run.out
+    assert cli("--library", "z" * 900, cwd=tmp_path).out == (
+        f'No tool matches "{"z" * 60}…" (searched 8 tools on 1 server: demo). Try fewer or different words, or api.listTools().\n'
+    )
+
+
+@pytest.mark.timeout(900)  # seven one-shot runs, each starting Python, V8 and servers: minutes on a loaded machine
 def test_config_server_profile_and_only_touched_servers_start(tmp_path: Path) -> None:
     config(
         tmp_path,
@@ -148,12 +187,12 @@ def test_max_output_chars_and_artifact_dir(tmp_path: Path) -> None:
     run = cli("--max-output-chars", "300", "--artifact-dir", "out", "--json", "-e", code, cwd=tmp_path)
     env = run.envelope
     assert run.code == 0
-    assert env["text"].endswith('389 more items)\nfull value: artifact result-cell1.json (18582 bytes) — await api.readArtifact("result-cell1.json")')
+    assert env["value"][-1] == "…389 more items" and env["notes"] == ["view cut to 296 of max 300 chars: (root): 389 more items"]
     [handle] = env["artifacts"]
-    assert (handle["name"], handle["relPath"]) == ("result-cell1.json", "out/result-cell1.json")
+    assert (handle["name"], handle["path"]) == ("result-cell1.json", "out/result-cell1.json")
     assert len(json.loads((tmp_path / "out" / handle["name"]).read_text())) == 400
     via_env = cli("--json", "-e", code, cwd=tmp_path, env=clean_env(MCP2REPL_MAX_OUTPUT_CHARS="300", MCP2REPL_ARTIFACT_DIR="env-out"))
-    assert via_env.envelope["artifacts"][0]["relPath"] == "env-out/result-cell1.json"
+    assert via_env.envelope["artifacts"][0]["path"] == "env-out/result-cell1.json"
 
 
 def test_json_and_quiet_from_the_environment(tmp_path: Path) -> None:
@@ -175,19 +214,19 @@ def test_json_and_quiet_from_the_environment(tmp_path: Path) -> None:
         (["--restart", "-e", "1"], {}, "--restart is about sessions: give --session NAME (or MCP2REPL_SESSION)"),
         (["--session", "bad name", "-e", "1"], {}, "invalid session name 'bad name': use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"),
         (["--bogus"], {}, "unrecognized arguments: --bogus"),
-        (["sessions", "extra"], {}, "'mcp2repl sessions' takes only --json, not extra"),
+        (["sessions", "extra"], {}, "'mcp2repl sessions' takes only --json, or export / plans / approve / reject, not extra"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], env: dict[str, str], message: str) -> None:
     assert cli(*args, cwd=tmp_path, env=clean_env(**env)) == _run(2, "", f"mcp2repl: error: {message}\n")
 
 
-def test_bad_input_with_json_also_prints_an_envelope(tmp_path: Path) -> None:
+def test_bad_input_with_json_prints_the_envelope_alone(tmp_path: Path) -> None:
     run = cli("--json", "--timeout", "x", "-e", "1", cwd=tmp_path)
     assert run == _run(
         2,
-        '{"ok": false, "error": {"name": "UsageError", "message": "--timeout must be a number, not \'x\'", "stack": ""}}\n',
-        "mcp2repl: error: --timeout must be a number, not 'x'\n",
+        '{"ok":false,"error":{"name":"UsageError","message":"--timeout must be a number, not \'x\'","stack":""}}\n',
+        "",  # said once (issue 23, item 9): nothing on stderr beside it
     )
 
 
@@ -219,3 +258,67 @@ def _run(code: int, out: str, err: str) -> object:
     from agent_cli import Run
 
     return Run(code, out, err)
+
+
+def test_json_envelope_is_valid_json_for_lone_surrogates(tmp_path: Path) -> None:
+    # half an emoji: a lone surrogate is a valid JS string, and no UTF-8 (the envelope escapes it)
+    run = cli("--json", "-e", "console.log('a\\ud800b'); '😀'.slice(0, 1)", cwd=tmp_path)
+    assert (run.code, run.err, run.envelope["value"], run.envelope["stdout"]) == (0, "", "\ud83d", "a\ud800b\n")
+    assert '"value":"\\ud83d"' in run.out
+    thrown = cli("--json", "-e", "throw new Error('\\udfff')", cwd=tmp_path)
+    assert (thrown.code, thrown.envelope["error"]["message"]) == (1, "\udfff")
+    human = cli("-e", "console.log('a\\ud800b'); '\\ud800'", cwd=tmp_path)
+    assert human == _run(0, "'\\ud800'\na\\ud800b\n", "")
+
+
+def test_json_envelope_is_bounded_by_the_output_limit(tmp_path: Path) -> None:
+    value = cli("--json", "-e", "'x'.repeat(1e5)", cwd=tmp_path)  # the kernel shows 10,000 of it, saves no artifact
+    assert value.code == 0 and len(value.out) < 12_000
+    env = value.envelope
+    assert set(env) == {"ok", "text"} and env["text"].endswith("x'... 90000 more characters")  # its text form, once
+    thrown = cli("--json", "--max-output-chars", "1000", "-e", "throw new Error('y'.repeat(2e6))", cwd=tmp_path)
+    assert thrown.code == 1 and len(thrown.out) < 5000
+    error = thrown.envelope["error"]
+    assert error["message"] == "y" * 1000 + "\n[mcp2repl: 1,999,000 more characters left out]"
+    assert error["stack"] == "  at cell[1] line 1, col 7\n    throw new Error('y'.repeat(2e6))\n          ^"  # the frames; the message is said once
+
+
+def test_binary_stdin_is_a_usage_error(tmp_path: Path) -> None:
+    import subprocess
+
+    from agent_cli import MCP2REPL
+
+    proc = subprocess.run([MCP2REPL, "-e", "-"], cwd=tmp_path, env=clean_env(), input=b"\xff\xfe1", capture_output=True, timeout=120)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, b"", b"mcp2repl: error: -e -: stdin is not UTF-8 text\n")
+
+
+def test_a_run_that_started_no_server_still_connects_and_searches(tmp_path: Path) -> None:
+    """Issue 22, item 16: with no server to start, api.connect and --library failed with an internal RuntimeError."""
+    config(tmp_path, {"a": {**fixture("marked_server.py", MARK_FILE=str(tmp_path / "a.started")), "disabled": True}})
+    run = cli("-e", "(await api.connect('a')).state", cwd=tmp_path)
+    assert run == _run(0, "'ready'\n", "")
+    assert (tmp_path / "a.started").exists()
+    run = cli("-e", "await api.connect('nope')", cwd=tmp_path)
+    assert run.code == 1 and run.err.startswith('TypeError: api.connect("nope"): the config (') and "RuntimeError" not in run.err
+    nothing = "No tools to search: no MCP server offers any. await api.servers() shows their state.\n"
+    assert cli("--library", "add numbers", cwd=tmp_path) == _run(0, nothing, "")
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {}}')
+    assert cli("--library", "add numbers", cwd=tmp_path) == _run(0, nothing, "")
+
+
+def test_a_huge_library_query_is_refused_at_once_with_a_bounded_echo(tmp_path: Path) -> None:
+    """Issue 22, item 17: a 100 KB query took 27 s and was echoed whole."""
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {}}')
+    query = " ".join(f"word{i}" for i in range(20000))[: 100 * 1024].strip()
+    started = time.monotonic()
+    run = cli("--library", query, cwd=tmp_path)
+    assert time.monotonic() - started < 60  # a refusal, not a search of 15,000 words (generous: a loaded machine)
+    assert run.code == 1 and run.out == ""
+    assert run.err.startswith(
+        f"RangeError: api.library: the query is {len(query):,} characters and {len(query.split()):,} words long; give at most "
+        "1,000 characters and 32 words (it began: 'word0 word1 word2 word3 word4 word5 word6 word7 word8 word9…')\n  at cell[1] line 1"
+    )
+    assert len(run.err) < 600
+    query = "zebra " * 150  # under the bound of characters, over that of words
+    assert "words long; give at most" in cli("--library", query, cwd=tmp_path).err
+    assert cli("--library", "q" * 900, cwd=tmp_path) == _run(0, "No tools to search: no MCP server offers any. await api.servers() shows their state.\n", "")

@@ -89,6 +89,8 @@ def test_success_exits_0_with_the_summary(tmp_path: Path) -> None:
     proc = mcp2repl(tmp_path, "run", "in.ipynb", "-o", "out.ipynb", "--timeout", "30")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"Executed 2 code cells of in.ipynb (0 with errors)\nExecuted notebook: {tmp_path / 'out.ipynb'}\n"
+    # issue 23, item 12: neither ipykernel's TCP warning nor a shutdown that timed out reaches the user
+    assert "without encryption" not in proc.stderr and "did not close" not in proc.stderr, proc.stderr
     saved = nbformat.read(tmp_path / "out.ipynb", as_version=4)
     assert [outputs(c) for c in saved.cells[1:]] == [[stdout("a is 1\n")], [result("2")]]
     assert [c.execution_count for c in saved.cells[1:]] == [1, 2]

@@ -74,7 +74,7 @@ def test_step_api_through_the_gateway(gateway: tuple[str, str], tmp_path: Path) 
     s = KernelSession("remote", cwd=tmp_path, gateway=url, token=token)
     try:
         assert s.step("globalThis.total = 0; async function add(id) { total += (await mcp.demo.get_book({ book_id: id })).pages; return total }").ok
-        first = s.step("await add('b01')")
+        first = s.step("await add('b01')", trace=True)
         assert (first.value > 0, [(c["server"], c["tool"]) for c in first.calls]) == (True, [("demo", "get_book")])
         second = s.step("console.log('adding'); await add('b02')")
         assert (second.stdout, second.value > first.value) == ("adding\n", True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import threading
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from mcp_kernel.client import KernelSession, SessionError, StepError, StepResult
+from mcp_kernel.client.wire import KernelConnection
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +32,7 @@ def test_a_multi_step_task(here: Path) -> None:
     try:
         first = s.step("globalThis.task = { seen: [] };\nasync function titles(q) {\n  const r = await mcp.demo.search_books({ query: q });\n  return r.results.map((b) => b.title);\n}")
         assert first == StepResult(elapsed_ms=first.elapsed_ms)
-        found = s.step("task.seen = await titles('dragon'); task.seen.length")
+        found = s.step("task.seen = await titles('dragon'); task.seen.length", trace=True)
         titles = s.step("task.seen").value
         assert titles[0] == "Hiccup the Dragon Goes to School"
         assert (found.value, found.text, found.error) == (len(titles), str(len(titles)), None)
@@ -52,7 +54,20 @@ def test_a_multi_step_task(here: Path) -> None:
         assert again.notices == [] and again.step("task.seen[0]").value == "Hiccup the Dragon Goes to School"
     finally:
         again.stop()
-    assert not (here / ".mcp2repl" / "sessions" / "agent.json").exists()
+    assert not (here / ".mcp2repl" / "sessions" / "kernels" / "agent.json").exists()
+
+
+def test_a_steps_data_reaches_the_kernel_beside_the_code(here: Path) -> None:
+    """``step(code, data=…)``: the execute request carries it in its metadata; the kernel binds it for that step."""
+    s = KernelSession("data", cwd=here)
+    seen: list[str] = []
+    try:
+        result = s.step("console.log('got', data.items.length); data.items.map((x) => x * 2)", data={"items": [1, 2, 3]}, on_output=lambda kind, content: seen.append(kind))
+        assert (result.value, result.stdout) == ([2, 4, 6], "got 3\n")
+        assert "stream" in seen and "execute_result" in seen
+        assert s.step("typeof data").value == "undefined"
+    finally:
+        s.stop()
 
 
 def test_a_session_whose_port_is_taken_first_starts_on_other_ports(here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -154,6 +169,33 @@ def test_a_dead_session_raises_until_restarted(here: Path) -> None:
         fresh.stop()
 
 
+def test_a_busy_session_gives_up_at_the_step_timeout_and_says_who_holds_it(here: Path) -> None:
+    import json
+    import time
+
+    holder = KernelSession("busy", cwd=here)
+    waiter = KernelSession("busy", cwd=here)
+    try:
+        running = threading.Thread(target=holder.step, args=("while (true) await sleep(100)",))
+        running.start()
+        sys.path.insert(0, str(ROOT / "tests" / "cli"))
+        from test_agent_sessions import held_lock
+
+        since = time.strftime("%H:%M:%S", time.localtime(held_lock(here, "busy")["since"]))
+        busy = f"session 'busy' is busy: pid {os.getpid()} (the Python step API) has been running a step since {since}"
+        assert waiter.step("1", timeout=1).error == StepError("TimeoutError", busy, f"TimeoutError: {busy}")
+        cli = [str(Path(sys.executable).with_name("mcp2repl")), "--session", "busy", "--json", "--timeout", "1", "-e", "1"]
+        shell = subprocess.run(cli, cwd=here, capture_output=True, text=True, timeout=120)
+        assert (shell.returncode, json.loads(shell.stdout)["error"]["message"]) == (3, busy)
+        holder.interrupt()
+        running.join(60)
+        assert waiter.step("2", timeout=30).value == 2
+    finally:
+        holder.interrupt()
+        holder.close()
+        waiter.stop()
+
+
 def test_example_agent_loop_runs(here: Path) -> None:
     out = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "agent_loop.py")], cwd=here, capture_output=True, text=True, timeout=180
@@ -162,3 +204,51 @@ def test_example_agent_loop_runs(here: Path) -> None:
     lines = out.stdout.splitlines()
     assert lines[0] == "step 1: define helpers -> ok"
     assert lines[-1] == "stopped session 'example'"
+
+
+def test_the_kernel_applies_a_steps_own_limits_and_sends_the_trace_only_when_asked(here: Path) -> None:
+    """Issue 23, items 2 and 6: limits of one step travel in the request's metadata and the kernel applies
+    them to that cell only; the reply carries the call trace only for a step that asked for it."""
+    from mcp_kernel.client.wire import StepOptions, step_metadata, step_request
+
+    s = KernelSession("limits", cwd=here)
+    try:
+        conn = s.channel
+        assert isinstance(conn, KernelConnection)
+        msg_id = conn.send(conn.shell, "execute_request", step_request("for (;;) {}"), step_metadata(options=StepOptions(timeout=0.5)))
+        reply = _reply(conn, msg_id)  # no client-side deadline at all: the kernel's limit ended it
+        assert (reply["content"]["ename"], reply["content"]["evalue"]) == ("TimeoutError", "Cell time limit reached")
+        rows = "Array.from({ length: 400 }, (_, i) => ({ id: i }))"
+        small = s.step(rows, max_output_chars=300)
+        assert small.notes == ["view cut to 299 of max 300 chars: (root): 371 more items"] and len(small.artifacts) == 1
+        assert len(s.step(rows).value) == 400  # the next step has the session's limit again
+        printed = s.step("return await api.print([{ a: 1 }, { a: 2 }])")  # item 3: the print is the answer, through the kernel too
+        assert (printed.envelope(), printed.displays) == ({"ok": True, "value": [{"a": 1}, {"a": 2}]}, ["a\n─\n1\n2"])
+        loop = "for (let i = 0; i < 3; i++) await mcp.demo.get_book({ book_id: 'b01' }); 'done'"
+        assert s.step(loop).calls == [] and s.step(loop).envelope() == {"ok": True, "value": "done"}
+        traced = s.step(loop, trace=True)
+        assert [c["tool"] for c in traced.calls] == ["get_book"] * 3 and set(traced.envelope()) == {"ok", "value", "calls", "elapsed_ms"}
+        from jupyter_client import BlockingKernelClient  # a notebook's client: its replies keep the calls
+
+        kc = BlockingKernelClient(connection_file=str(s.files.conn))
+        kc.load_connection_file()
+        kc.start_channels()
+        try:
+            reply = kc.execute_interactive(loop, timeout=60)
+            assert [c["tool"] for c in reply["metadata"]["mcp2repl"]["calls"]] == ["get_book"] * 3
+        finally:
+            kc.stop_channels()
+    finally:
+        s.stop()
+
+
+def _reply(conn: KernelConnection, msg_id: str, timeout: float = 60) -> dict:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if conn.shell.poll(50):
+            msg = conn._recv(conn.shell)
+            if msg and msg["parent_header"].get("msg_id") == msg_id:
+                return msg
+    raise AssertionError(f"no execute_reply within {timeout:g} s")

@@ -17,13 +17,22 @@ def test_terminate_spares_a_process_that_only_has_the_pid(tmp_path: Path) -> Non
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
     try:
         _wait_exec(other.pid, b"time.sleep(60)")
-        registry.terminate(other.pid, str(tmp_path / "s.json"), grace=0.2)
+        registry.terminate(other.pid, tmp_path / "s.json", grace=0.2)
         assert other.poll() is None
-        registry.terminate(other.pid, "time.sleep(60)", grace=5)  # the marker is in its command line: ended
-        assert other.wait(timeout=10) == -15
     finally:
         other.kill()
         other.wait()
+    conn = tmp_path / "s.json"
+    kernel = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-m", "mcp_kernel", "-f", str(conn)], start_new_session=True)
+    try:
+        _wait_exec(kernel.pid, str(conn).encode())
+        registry.terminate(kernel.pid, tmp_path / "other.json", grace=0.2)  # another session's connection file
+        assert kernel.poll() is None
+        registry.terminate(kernel.pid, conn, grace=5)  # its command line runs the kernel of this file: ended
+        assert kernel.wait(timeout=10) == -15
+    finally:
+        kernel.kill()
+        kernel.wait()
 
 
 def _wait_exec(pid: int, marker: bytes) -> None:
@@ -35,11 +44,12 @@ def _wait_exec(pid: int, marker: bytes) -> None:
 
 def test_stop_of_a_session_whose_pid_was_reused_removes_only_its_files(tmp_path: Path) -> None:
     files = SessionFiles("s", tmp_path)
-    files.folder.mkdir(parents=True)
+    files.secure(create=True)
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
     try:
-        files.meta.write_text(f'{{"pid": {other.pid}}}')
-        files.conn.write_text("{}")
+        for path, text in ((files.meta, f'{{"pid": {other.pid}}}'), (files.conn, "{}")):
+            path.write_text(text)
+            path.chmod(0o600)
         assert files.state() == "dead"
         assert registry.stop(files) == "session 's' was not running (its kernel had died); its files are removed"
         assert (other.poll(), files.conn.exists(), files.meta.exists()) == (None, False, False)

@@ -90,7 +90,7 @@ async def demo_http_server(transport: str) -> AsyncIterator[str]:
 
 async def _wait_until_listening(proc: anyio.abc.Process, port: int, log: IO[bytes]) -> None:
     """Poll the port until it accepts a connection; fail early (with the log) if the server died."""
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 120  # generous: a Python server took 9 s to listen at load 22
     while True:
         try:
             stream = await anyio.connect_tcp("127.0.0.1", port)

@@ -106,7 +106,7 @@ def test_a_failure_while_streaming_leaves_no_artifact_and_no_temp_file(s: Sessio
         "TypeError",
         "Converting circular structure to JSON",
     )
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # generous: the abort runs on a loaded machine too
     while files(root) != before and time.monotonic() < deadline:  # the abort is not awaited by the cell
         time.sleep(0.05)
     assert files(root) == before

@@ -478,3 +478,31 @@ def test_content_round_trips(text: str, data: bytes):
         store = ArtifactStore(Path(tmp))
         assert store.read(store.save("t", text, "text")) == ("text", text)
         assert store.read(store.save("b", data, "bytes")) == ("bytes", data)
+
+
+def test_handles_show_paths_relative_to_the_working_folder_never_host_paths(tmp_path: Path):
+    """What cells, faces and agents see of a handle: a relative path (issue 22, item 21)."""
+    inside = ArtifactStore(tmp_path / ".mcp2repl" / "artifacts", base=tmp_path)
+    shown = inside.handle_json(inside.save("sub/a", "{}", "json"))
+    assert (shown["path"], shown["relPath"]) == (".mcp2repl/artifacts/sub/a.json",) * 2
+    assert str(tmp_path) not in json.dumps(shown)
+    assert list(shown) == ["name", "kind", "bytes", "format", "readWith", "path", "created", "relPath"]
+    elsewhere = ArtifactStore(tmp_path / "elsewhere", base=tmp_path / "work")  # MCP2REPL_ARTIFACT_DIR outside the folder
+    shown = elsewhere.handle_json(elsewhere.save("b", "1", "json"))
+    assert shown["path"] == "b.json" and "relPath" not in shown  # relative to the artifact folder
+    assert str(tmp_path) not in json.dumps(shown)
+
+
+def test_a_session_hands_out_relative_handles(tmp_path: Path):
+    from conftest import SessionHarness
+
+    s = SessionHarness(tmp_path, {"mcpServers": {}})
+    try:
+        result, _ = s.run("const h = await api.saveArtifact('x.json', { a: 1 }); [h.path, h.relPath, JSON.stringify(await api.artifacts())]")
+        path, rel, listing = result.value
+        assert (path, rel) == ("artifacts/x.json", "artifacts/x.json")
+        assert str(tmp_path) not in listing and str(tmp_path) not in json.dumps(result.artifacts)
+        result, _ = s.run("(await api.saveArtifact('big', Array.from({ length: 300000 }, (_, i) => ({ i })))).path")  # written in pieces
+        assert result.value == "artifacts/big.json"
+    finally:
+        s.close()

@@ -48,3 +48,16 @@ def test_emit_output_comes_before_the_result(s: SessionHarness) -> None:
     result, out = s.run("emit({ first: true }); await sleep(5); 'second'")
     assert [d[0].get("application/json") for d in out.displays] == [{"first": True}]
     assert result.data["text/plain"] == "'second'"
+
+
+def test_a_value_too_deep_for_json_is_one_clear_type_error(s: SessionHarness) -> None:
+    # its JSON went into the bundle as text, past the bundle's own depth check, and Python could not read it
+    s.run("let deep = []; for (let i = 0; i < 1500; i++) deep = [deep]")
+    for code in ("api.json(deep)", "api.display(deep, { mime: 'application/vnd.x+json' })"):
+        result, out = s.run(code)
+        assert result.error is not None and result.error.name == "TypeError", (code, result)
+        mime = "application/json" if code.startswith("api.json") else "application/vnd.x+json"
+        assert result.error.message == f"Cannot display a value nested more than 200 levels deep as {mime}; show a part of it, or its text with api.display(value)"
+        assert out.displays == []
+    result, out = s.run("api.display(deep); api.json([[{ a: 1 }]]); 'ok'")  # as text it shows; shallow JSON too
+    assert result.data["text/plain"] == "'ok'" and len(out.displays) == 2

@@ -74,6 +74,28 @@ def test_stderr_mode_prints_progress_lines() -> None:
     time.sleep(0)
 
 
+def test_a_flood_of_progress_gives_a_terminal_a_few_lines_a_second() -> None:
+    """Regression: every progress notification was a stderr line (2,000 notifications, 2,000 messages)."""
+    lines: list[str] = []
+    trace = CellTrace(publish=None, mode="stderr", stderr=lines.append)
+    call = trace.begin("demo", "slow", 0)
+    for n in range(2000):
+        trace.progress(call, n + 1, 2000, None)
+    assert lines == [f"[demo.slow] {n}%\n" for n in (0, 0, 0, 0, 0)]  # the first burst (0.05% rounds to 0%)
+    trace.tick()
+    assert len(lines) == 5  # too soon: the latest line is held
+    trace._paced -= 1 / calltrace.UPDATES_PER_SECOND
+    trace.tick()
+    assert lines[5:] == ["[demo.slow] 100%\n"]  # the latest, not the 2,000 before it
+    trace.tick()
+    assert len(lines) == 6  # shown once
+    trace.progress(call, 1, 2, "later")
+    trace.end(call, True)
+    trace._paced -= 1
+    trace.tick()
+    assert len(lines) == 6  # a line held for a call that ended is not shown
+
+
 def test_many_calls_in_flight_are_grouped_by_tool(monkeypatch: pytest.MonkeyPatch) -> None:
     """Regression: 158 calls read ``everything.echo, everything.echo, … +154``."""
     monkeypatch.setattr(calltrace, "UPDATES_PER_SECOND", 1e9)

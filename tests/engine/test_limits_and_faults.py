@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
 from conftest import EngineHarness
 
 
@@ -98,3 +99,17 @@ def test_unhandled_rejections_are_reported_like_node(js: EngineHarness) -> None:
     js.value("5")
     assert js.sink.text("stderr", "cell[5]").startswith("[mcp2repl] from cell[4]: Uncaught (in promise) Error: late")
     assert js.value("(async () => 1)() instanceof Promise") == "true"
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["Promise.reject(new Proxy([], { get() { throw 2 } }))", "Promise.reject(new Proxy({}, { get() { throw 2 }, getPrototypeOf() { throw 3 } })); 1"],
+    ids=["the-cells-value", "unhandled"],
+)
+def test_a_rejection_with_a_hostile_proxy_is_a_users_error(js: EngineHarness, code: str) -> None:
+    """Found by scripts/fuzz.sh: reading a Proxy's `stack` to describe it threw, and the cell ended
+    with "InternalError: the cell could not be started: JSEvalException … 2"."""
+    out = js.run(code)
+    assert out.error is None or out.error.name == "Uncaught", out.error.traceback
+    assert "InternalError" not in js.sink.text("stderr", f"cell[{js.count}]")
+    assert js.value("40 + 2") == "42"

@@ -34,7 +34,13 @@ def test_last_expression_returned_and_lines_preserved():
     src = "const a = 1\n\n// note\na +\n  2 // tail"
     out = body(src)
     assert out.count("\n") == src.count("\n")
-    assert out.endswith(";return (a +\n  2) // tail")
+    assert out.endswith(";return __mk$v((a +\n  2)) // tail")
+
+
+def test_what_the_cell_returns_is_boxed_but_not_what_its_functions_return():
+    out = body("if (a) { return /* x */ a, b }\nfunction f() { return 1 }\nconst g = () => { return 2 }\nreturn;")
+    assert "return /* x */ __mk$v((a, b))" in out
+    assert "return 1 }" in out and "return 2 }" in out and out.endswith("return;")
 
 
 def test_loops_and_functions_get_checks():
@@ -76,3 +82,28 @@ def test_rewrite_cost_is_linear_enough():
     big = "\n".join(f"const v{i} = await f({i}, 'abc', [1, 2, 3]);" for i in range(2000))
     rw = rewrite(big, "cell[1]")
     assert len(rw.declared) == 2000
+
+
+@pytest.mark.parametrize(
+    ("code", "shown"),
+    [
+        ("if (true) { 1 } else { 2 }", "1"),
+        ("const n = 0\nif (n) { 'a' } else if (n === 0) { 'b' } else { 'c' }", "'b'"),
+        ("if (1) 4; else 5", "4"),
+        ("if (false) 1", None),
+        ("try { throw new Error('x') } catch { 'caught' }", "'caught'"),
+        ("try { 5 } finally { 6 }", "5"),
+        ("try { 1 } catch (e) { 2 } finally { 3 }", "1"),
+        ("switch (2) { case 1: 'a'; break; case 2: 'b'; break; default: 'c' }", "'b'"),
+        ("switch (1) { case 1: 'a'; case 2: 'b' }", "'b'"),
+        ("{ { 8 } }", "8"),
+        ("{ 1; let z = 2 }", "1"),
+        ("done: { if (1) { await Promise.resolve(9) } }", "9"),
+        ("if (1) { for (const i of [1, 2]) i }", "2"),
+        ("for (let i = 0; i < 3; i++) i * 10", "20"),
+        ("let k = 0\nwhile (k < 2) { k++; `k${k}` }", "'k2'"),
+        ("do 7; while (false)", "7"),
+    ],
+)
+def test_a_cell_ending_in_if_try_switch_a_loop_or_a_block_shows_its_completion_value(js, code: str, shown: str | None) -> None:
+    assert js.value(code) == shown

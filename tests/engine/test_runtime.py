@@ -201,7 +201,7 @@ def test_uninstrumented_spin_rebuilds_context_with_notice(js):
     js.interrupt_after(0.3)
     started = time.monotonic()
     err = js.error("/(a+)+b/.test('a'.repeat(40))")
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < 60, "the spin was not stopped within 60 s"
     assert err.name == "InterruptError"
     assert "all globals were lost" in err.traceback[-1]
     assert js.engine.rebuilds == 1

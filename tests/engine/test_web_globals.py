@@ -959,7 +959,7 @@ def test_one_megabyte_utf8_round_trip(mr: MiniRacer) -> None:
     )
     elapsed = time.perf_counter() - start
     assert got == [len(encoded), list(encoded[:12]), True, True]
-    assert elapsed < 5, f"1 MB encode/decode took {elapsed:.2f}s"
+    assert elapsed < 60, f"1 MB encode/decode took {elapsed:.2f}s"  # a hang-level bound: quadratic code takes hours here
     mr.eval("delete globalThis.bigText")
 
 

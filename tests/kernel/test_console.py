@@ -214,7 +214,7 @@ def test_ctrl_d_exits_and_shuts_the_kernel_down(console: Console) -> None:
     console.expect(r"Shutting down kernel\n")
     console.child.close()
     assert console.child.exitstatus == 0
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # generous: a loaded machine
     while any(Path(f"/proc/{pid}").exists() for pid in kernels) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(Path(f"/proc/{pid}").exists() for pid in kernels), "the kernel outlived the console"

@@ -41,9 +41,9 @@ def test_history_across_kernel_restarts(tmp_path: Path) -> None:
     km, kc = start_new_kernel(kernel_name="mcp2repl", cwd=str(tmp_path), env=env)
     try:
         msg_id = kc.history(hist_access_type="tail", n=1000, raw=True, output=False)
-        reply = kc.get_shell_msg(timeout=10)
+        reply = kc.get_shell_msg(timeout=60)
         while reply["parent_header"]["msg_id"] != msg_id:
-            reply = kc.get_shell_msg(timeout=10)
+            reply = kc.get_shell_msg(timeout=60)
         assert [entry[2] for entry in reply["content"]["history"]] == ["const remembered = 'across restarts'"]
     finally:
         kc.stop_channels()

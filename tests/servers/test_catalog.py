@@ -136,3 +136,79 @@ def test_schema_patterns_are_checked_with_a_time_bound() -> None:
     assert time.monotonic() - started < 5  # a backtracking `re` took 13 s here
     assert str(mismatch.value).startswith("mcp.srv.evil: argument \"s\" is invalid: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' does not match '^(a+)+$'")
     cat.check_arguments(entry, {"s": "aaa", "k": {"aa": 1}})
+
+
+def test_every_tool_gets_its_own_js_name_whatever_the_order() -> None:
+    """Regression: ``wipe-all`` took ``wipe_all`` (sorted first), ``wipe_all`` itself became ``wipe_all_2``,
+    and ``mcp.srv.wipe_all`` and ``mcp.srv.wipe_all_2`` both ran ``wipe_all``: ``wipe-all`` had no JS name.
+    Now a name that is already a JS identifier keeps it, and a mangled name that meets another gets a
+    suffix from its own real name (never a number that depends on which tools came first)."""
+    names = ["wipe-all", "wipe_all", "wipe.all", "get-sum", "resources", "delete", "delete_"]
+    shapes = []
+    for order in (names, list(reversed(names))):
+        c = Catalog()
+        c.rebuild([("srv", [tool(n) for n in order]), ("other-srv", [tool("x")]), ("other_srv", [tool("y")])])
+        shapes.append({e.name: e.tool_safe for e in c.entries if e.server == "srv"})
+        for e in c.entries:  # each JS name reaches its own tool, and so does each real name
+            assert c.resolve({"serverSafe": c.server_safe[e.server], "toolSafe": e.tool_safe}) is e
+            assert c.resolve({"server": e.server, "tool": e.name}) is e
+            if e.safe:
+                assert c.resolve({"safe": e.safe}) is e
+        assert c.server_safe == {"srv": "srv", "other-srv": "other_srv_4a4f", "other_srv": "other_srv"}
+    assert shapes[0] == shapes[1] == {
+        "wipe_all": "wipe_all",  # already an identifier: it keeps its name
+        "wipe-all": "wipe_all_8c29",  # wipe_all is taken: "_" and the start of its real name's SHA-1
+        "wipe.all": "wipe_all_7bb0",
+        "get-sum": "get_sum",  # nothing else wants get_sum
+        "resources": "resources_0189",  # mcp.srv.resources is the server's resources
+        "delete_": "delete_",
+        "delete": "delete__9485",  # a reserved word's delete_ is taken by the real delete_
+    }
+    assert len(set(shapes[0].values())) == len(names)
+
+
+def test_tools_names_across_servers_follow_the_same_rule() -> None:
+    c = Catalog()
+    c.rebuild([("a", [tool("wipe-all"), tool("search")]), ("b", [tool("wipe_all")])])
+    by = {e.name: e for e in c.entries}
+    assert (by["wipe_all"].safe, by["wipe-all"].safe) == ("wipe_all", "wipe_all_8c29")
+    assert c.resolve({"safe": "wipe_all"}) is by["wipe_all"] and c.resolve({"safe": "wipe_all_8c29"}) is by["wipe-all"]
+    assert by["search"].safe == "search_3559"  # tools.search is the tool search of the runtime
+
+
+def test_argument_checks_never_fetch_a_schemas_remote_ref() -> None:
+    """Found while reading the SDK for issue 27: jsonschema's default registry retrieves remote ``$ref``s,
+    so a server's schema could make the kernel request any URL (from the kernel's host) each time a
+    cell called its tool. A ``$ref`` the kernel cannot resolve locally is left for the server to check."""
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Canary(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            body = b'{"type": "object", "properties": {"n": {"type": "number"}}}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    canary = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Canary)
+    threading.Thread(target=canary.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{canary.server_address[1]}/canary.json"
+        schema = {"type": "object", "properties": {"profile": {"$ref": url}, "n": {"$ref": "#/$defs/num"}}, "$defs": {"num": {"type": "number"}}}
+        cat = Catalog()
+        cat.rebuild([("srv", [tool("remote", schema)])])
+        entry = cat.resolve({"name": "remote"})
+        cat.check_arguments(entry, {"profile": {"n": "not a number"}, "n": 1})  # the remote part is the server's to check
+        with pytest.raises(ValueError, match='argument "n" must be number, got string "x"'):
+            cat.check_arguments(entry, {"profile": {}, "n": "x"})  # a local $ref is still checked
+    finally:
+        canary.shutdown()
+    assert hits == []

@@ -15,6 +15,7 @@ import pytest
 
 from mcp_kernel.servers import catalog
 from mcp_kernel.servers.discovery import ToolIndex, describe, library, list_tools, summary
+from mcp_kernel.servers.search import QueryTooLong
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "fixtures" / "schemas"
 FIXTURES = {"everything": "everything_tools", "filesystem": "filesystem_tools", "demo": "demo_tools", "features": "features"}
@@ -149,8 +150,7 @@ def test_server_filter(index):
     assert index.search("", server="demo")["total"] == 8
     out = index.search("xyzzy", server="demo")
     assert out["note"] == (
-        'No tools match "xyzzy" (searched 8 tools on server "demo": names, descriptions and parameters). '
-        "Try fewer or different words, or api.listTools()."
+        'No tool matches "xyzzy" (searched 8 tools on server "demo"). Try fewer or different words, or api.listTools().'
     )
     assert (
         index.search("file", server="nope")["note"] == 'Unknown server "nope". Servers with tools: everything, filesystem, demo, features.'
@@ -161,7 +161,7 @@ def test_empty_result_note(index):
     out = index.search("xyzzy plugh")
     assert out["results"] == [] and out["total"] == 0 and out["hasMore"] is False and out["nextOffset"] is None
     assert out["note"] == (
-        'No tools match "xyzzy plugh" (searched 49 tools on 4 servers: names, descriptions and parameters). '
+        'No tool matches "xyzzy plugh" (searched 49 tools on 4 servers: everything, filesystem, demo, features). '
         "Try fewer or different words, or api.listTools()."
     )
     assert index.search("turn logging on")["note"] == "No tool mentions: turn."
@@ -288,9 +288,35 @@ def test_library_says_what_it_searched(index):
     # the note api.searchTools gives, so that an empty list is never the whole answer
     assert library(index, "xyzzy") == ([], index.search("xyzzy")["note"])
     assert library(index, " xyzzy ")[1] == (
-        'No tools match "xyzzy" (searched 49 tools on 4 servers: names, descriptions and parameters). '
+        'No tool matches "xyzzy" (searched 49 tools on 4 servers: everything, filesystem, demo, features). '
         "Try fewer or different words, or api.listTools()."
     )
     docs, note = library(index, "serch boks", limit=1)
     assert "async function search_books(" in docs[0] and note == "Matched similar words: serch → search, boks → book."
     assert library(ToolIndex([]), "anything") == ([], "No tools to search: no MCP server offers any. await api.servers() shows their state.")
+
+
+# ---- bounded queries (issue 22, item 17) ------------------------------------------------------------
+
+
+def test_an_overlong_query_is_refused_naming_only_its_start(index):
+    query = " ".join(f"word{i}" for i in range(20000))
+    with pytest.raises(QueryTooLong) as refused:
+        index.search(query)
+    assert str(refused.value) == (
+        f"the query is {len(query):,} characters and 20,000 words long; give at most 1,000 characters and 32 words "
+        "(it began: 'word0 word1 word2 word3 word4 word5 word6 word7 word8 word9…')"
+    )
+    with pytest.raises(QueryTooLong, match=r"^the query is 1,001 characters and 1 words long"):
+        library(index, "x" * 1001)
+    assert index.search(" ".join(["file"] * 32))["total"] > 0  # at the limits: searched as usual
+
+
+@pytest.mark.parametrize("word", ["q" * 1000, "readfilecontentsquickly" * 40, "é" * 999])
+def test_long_words_are_not_expanded_as_typos(index, word):
+    """A 1,000-letter word once meant hundreds of thousands of deletions for the typo lookup (minutes, gigabytes)."""
+    import time
+
+    started = time.monotonic()
+    assert index.search(word[:1000])["total"] == 0
+    assert time.monotonic() - started < 10  # generous for a loaded machine: it was minutes

@@ -98,3 +98,15 @@ def test_a_request_withdrawn_by_the_server_ends_its_question() -> None:
         assert abandoned == [True]  # here, while the loop runs: asyncio.run's clean-up would cancel it anyway
 
     asyncio.run(main())
+
+
+def test_an_answer_is_checked_without_fetching_a_remote_ref(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server's field schema may name a remote ``$ref``: checking the person's answer must not fetch it."""
+    import urllib.request
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the kernel fetched a URL named by a server's schema")
+
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    prop = {"type": "string", "allOf": [{"$ref": "http://127.0.0.1:9/evil.json"}]}
+    assert parse("hello", prop, True) == "hello"

@@ -32,6 +32,7 @@ from mcp_kernel.servers.spec import ServerSpec, parse_spec
 HOSTILE = str(SERVERS / "hostile_server.py")
 PY = sys.executable
 REQUEST_TIMEOUT = -32001
+PROTOCOL_ERROR = -32099
 DEFAULT_HINT = 'the default, MCP2REPL_CALL_TIMEOUT; to wait longer pass {timeout: seconds} to the call or set "timeout" for the server in its config'
 
 pytestmark = pytest.mark.timeout(120)
@@ -166,39 +167,52 @@ def test_the_default_call_timeout_is_generous() -> None:
     assert (conn.spec.timeout, conn.configured_timeout) == (300, None)
 
 
-@pytest.mark.parametrize(
-    ("mode", "meanwhile"),
-    [
-        ("garbage", 'it wrote 3 lines to stdout that are not MCP messages, the last: "<html>oops</html>"'),
-        ("wrong-id", "it answered request id not-{id}, which was never sent (a server replying with the wrong id?)"),
-    ],
-    ids=["garbage", "wrong-id"],
-)
-def test_garbage_or_a_wrong_id_times_out_and_says_what_the_server_did(mode: str, meanwhile: str) -> None:
+BROKEN = {
+    "garbage": 'MCP server "h" broke the protocol: it wrote 3 lines to stdout that are not JSON-RPC (the last: "<html>oops</html>"), '
+    "then nothing valid for 3 s",
+    "wrong-id": 'MCP server "h" broke the protocol: it answered request id not-{id}, which was never sent (a server replying with the wrong id?)',
+    "not-jsonrpc": 'MCP server "h" broke the protocol: its answer to request {id} is not JSON-RPC: '
+    '{{"jsonrpc": "2.0", "id": {id}, "content": [{{"type": "text", "text": "ok"}}]}}',
+}
+
+
+@pytest.mark.parametrize("mode", list(BROKEN))
+def test_a_plainly_broken_protocol_ends_the_call_at_once_and_says_what_the_server_did(mode: str) -> None:
+    """Regression: garbage on stdout, an answer to an id never sent, or an answer that is not JSON-RPC left
+    the call waiting for its whole time limit (five minutes by default). Now it fails at once (garbage:
+    once nothing valid followed for a moment, as a server printing to stdout is usually followed by its
+    answer), on the same session, which stays usable."""
+
     async def body(r: Run, conn: Any) -> None:
-        error = await error_of(conn.call_tool("call", {}, timeout=1), within=20)
-        assert error.error.code == REQUEST_TIMEOUT
-        sent = re.search(r"not-(\d+)", error.error.message)
-        meant = meanwhile.format(id=sent.group(1) if sent else "?")
-        assert error.error.message == f"set by this call's {{timeout: 1}}; meanwhile {meant}"
-        await cancel_during(conn.call_tool("call", {}))
+        error = await error_of(conn.call_tool("call", {}, timeout=120), within=30)
+        assert (type(error), error.error.code) == (MCPError, PROTOCOL_ERROR)
+        sent = re.search(r"request (?:id not-)?(\d+)", error.error.message)
+        assert error.error.message == BROKEN[mode].format(id=sent.group(1) if sent else "?")
+        if mode == "garbage":  # the others end before anyone could interrupt
+            await cancel_during(conn.call_tool("call", {}))
         await r.echo_works()
         assert (await conn.call_tool("ok", {})).content[0].text == "ok"
+        assert conn.connects == 1  # not a disconnect: other tools of the server still work
 
     run(hostile(mode), body)
 
 
-def test_resources_and_prompts_requests_time_out_too() -> None:
+def test_resources_and_prompts_requests_time_out_and_fail_on_broken_answers_too() -> None:
     async def body(r: Run, conn: Any) -> None:
         error = await error_of(r.manager.request(conn, "list_resources"), within=20)
         assert (type(error), error.error.code) == (MCPError, REQUEST_TIMEOUT)
-        assert re.fullmatch(
-            re.escape('no answer to list_resources within 1 s (set by "timeout" of server "h" in its config; pass {timeout: seconds}')
-            + r".*; meanwhile it answered request id not-\d+, which was never sent \(a server replying with the wrong id\?\)\)",
-            error.error.message,
+        assert error.error.message == (
+            'no answer to list_resources within 1 s (set by "timeout" of server "h" in its config; pass {timeout: seconds} to a call to wait longer)'
         )
 
-    run(hostile("wrong-id", timeout=1000), body)
+    run(hostile("silent", timeout=1000), body)
+
+    async def broken(r: Run, conn: Any) -> None:
+        error = await error_of(r.manager.request(conn, "list_resources"), within=20)
+        assert (type(error), error.error.code) == (MCPError, PROTOCOL_ERROR)
+        assert re.fullmatch(re.escape('MCP server "h" broke the protocol: it answered request id not-') + r"\d+, which was never sent .*", error.error.message)
+
+    run(hostile("wrong-id", timeout=60_000), broken)
 
 
 def test_junk_lines_before_a_valid_answer_are_skipped() -> None:
@@ -221,7 +235,7 @@ def test_a_flood_of_log_notifications_during_a_call() -> None:
         await r.echo_works()
         return seconds
 
-    assert run(hostile("flood"), body) < 60
+    assert run(hostile("flood"), body) < 170  # hang level (the test itself times out at 180 s): 63 s seen at load 22
 
 
 @pytest.mark.slow
@@ -272,10 +286,11 @@ def test_capped_result_keeps_short_error_results_as_they_are() -> None:
 
 
 def test_a_server_that_never_answers_initialize(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MCP2REPL_START_TIMEOUT", "2")
     mark = f"fault-{uuid.uuid4().hex[:8]}"
 
     async def body(r: Run, conn: Any) -> None:
+        # only now: the healthy echo server started under the default limit (2 s failed it on a loaded machine)
+        monkeypatch.setenv("MCP2REPL_START_TIMEOUT", "2")
         error = await error_of(r.manager.connect(hostile("no-init", "--mark", mark)), within=20)
         assert str(error) == 'MCP server "h" is unavailable: no answer within 2 s during start-up (MCP2REPL_START_TIMEOUT)'
         assert marked(mark) == []
@@ -369,8 +384,8 @@ def test_client_info_and_capabilities(tmp_path: Path) -> None:
     run(hostile("record", "--record", str(record)), body)
     (params,) = [__import__("json").loads(line) for line in record.read_text().splitlines()]
     assert params["clientInfo"] == {"name": "mcp2repl", "version": mcp_kernel.__version__}
-    # no sampling (we would decline it); elicitation (a person or the config answers) and roots (the kernel's folder)
-    assert params["capabilities"] == {"elicitation": {"form": {}, "url": {}}, "roots": {"listChanged": True}}
+    # no sampling (we would decline it), no roots (the config gives none); elicitation (a person or the config answers)
+    assert params["capabilities"] == {"elicitation": {"form": {}, "url": {}}}
 
 
 def test_capabilities_follow_the_config(tmp_path: Path) -> None:
@@ -379,9 +394,9 @@ def test_capabilities_follow_the_config(tmp_path: Path) -> None:
     async def body(r: Run, conn: Any) -> None:
         assert (await conn.call_tool("call", {})).content[0].text == "ok"
 
-    run(hostile("record", "--record", str(record), elicitation="decline", roots=False), body)
+    run(hostile("record", "--record", str(record), elicitation="decline", roots=["."]), body)
     (params,) = [__import__("json").loads(line) for line in record.read_text().splitlines()]
-    assert params["capabilities"] == {}  # nothing to answer with: nothing claimed
+    assert params["capabilities"] == {"roots": {"listChanged": True}}  # only what the config answers with
 
 
 def test_a_tool_that_requires_tasks_runs_as_a_task() -> None:
@@ -440,3 +455,22 @@ def test_a_start_given_up_is_not_shown_as_starting(tmp_path: Path) -> None:
         return before, during, conn.state
 
     assert asyncio.run(main()) == ("starting", "stopped", "stopped")
+
+
+def test_a_call_in_flight_ends_when_its_stubborn_server_is_closed() -> None:
+    """A server that ignores SIGTERM and stdin's end, closed while a call waits on it (api.disconnect
+    from a timer): the close kills it after the grace, and the call ends then, saying why."""
+    mark = f"fault-{uuid.uuid4().hex[:8]}"
+
+    async def body(r: Run, conn: Any) -> None:
+        call = asyncio.ensure_future(conn.call_tool("call", {}, timeout=120))
+        await asyncio.sleep(0.5)
+        started = time.monotonic()
+        await r.manager.disconnect(conn)
+        error = await error_of(call, within=20)
+        assert time.monotonic() - started < 20
+        assert (type(error), str(error)) == (ServerUnavailable, 'MCP server "h" was closed during call (api.disconnect, a reconnect or shutdown)')
+        assert marked(mark) == []
+        await r.echo_works()
+
+    run(hostile("orphans", "--mark", mark), body, mark)

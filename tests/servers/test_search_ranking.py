@@ -129,3 +129,29 @@ def test_corrections_only_for_words_that_match_nothing(index: ToolIndex) -> None
     assert "note" not in index.search("time zone")  # part of "timezone": no correction
     assert index.search("convert tiem")["note"] == "Matched similar words: tiem → time."
     assert index.search("tiem")["note"] == "Matched similar words: tiem → time."
+
+
+def test_a_correction_is_only_a_likely_typo_of_a_catalog_word(index: ToolIndex) -> None:
+    """Issue 23, item 11: "touching → though" and "pods → nodes" were offered as corrections.
+
+    A long query word does not stretch the edit budget of a short catalog word, and a word of three
+    letters (the stem "pod") is never corrected; when nothing is left, the note says so plainly."""
+    tools = [
+        mcp_types.Tool(name="git_log", description="Show the commit logs, though only of the current branch.", inputSchema={}),
+        mcp_types.Tool(name="git_diff", description="Show changes between commits.", inputSchema={}),
+    ]
+    cat = catalog.Catalog()
+    cat.rebuild([("git", tools)])
+    out = ToolIndex(cat.entries).search("git log commits touching a file")
+    assert out["results"][0]["name"] == "git_log"
+    assert out["note"] == "No tool mentions: touching, file."
+    out = index.search("kubernetes pods")
+    assert (out["results"], out["note"]) == (
+        [],
+        'No tool matches "kubernetes pods" (searched 39 tools on 5 servers: time, sequential-thinking, memory, filesystem, '
+        "everything). Try fewer or different words, or api.listTools().",
+    )
+    # typos that are typos still are corrected
+    assert index.search("raed file")["note"] == "Matched similar words: raed → read."
+    assert index.search("serch fiels")["note"] == "Matched similar words: serch → search, fiels → files."
+    assert index.search("directry tree")["note"] == "Matched similar words: directry → directory."

@@ -30,10 +30,15 @@
   function* jsonPieces(value, lines, piece = PIECE) {
     let buf = "";
     const open = []; // the containers being cut, for cycles that run through them
-    function* put(text) {
+    // (no delegating yield: it looks up the inner generator's `next`, which a cell may replace; $.next is the built-in one)
+    const put = (text) => {
       buf += text;
-      if (buf.length >= piece) { const out = buf; buf = ""; yield out; }
-    }
+      if (buf.length < piece) return null;
+      const out = buf;
+      buf = "";
+      return out;
+    };
+    let p = null; // a full piece put() handed back, to yield
     // cut: a container without toJSON, if long, or near the top and not one of a long array's many elements
     const cuts = (v, inLong, depth) => v !== null && typeof v === "object" && typeof v.toJSON !== "function" &&
       ($.isArray(v) ? v.length >= LONG || (!inLong && depth < 2) : !inLong && depth < 2 && plain(v));
@@ -42,52 +47,54 @@
       $.push(open, v);
       if ($.isArray(v)) {
         const long = v.length >= LONG;
-        if (!lines || depth) yield* put("[");
+        if (!lines || depth) if ((p = put("[")) !== null) yield p;
         for (let i = 0; i < v.length;) {
-          if (i && (!lines || depth)) yield* put(",");
-          if (cuts(v[i], long, depth + 1)) yield* walk(v[i++], depth + 1);
-          else if (lines && !depth) { const t = jsonText(v[i++]); yield* put(t === undefined ? "null" : t); }
+          if (i && (!lines || depth)) if ((p = put(",")) !== null) yield p;
+          if (cuts(v[i], long, depth + 1)) { const w = walk(v[i++], depth + 1); for (let st = $.next(w); !st.done; st = $.next(w)) yield st.value; }
+          else if (lines && !depth) { const t = jsonText(v[i++]); if ((p = put(t === undefined ? "null" : t)) !== null) yield p; }
           else { // a run of elements that are not cut, in one call
             let j = i + 1;
             while (j < v.length && j - i < RUN && !cuts(v[j], long, depth + 1)) j++;
             const t = jsonText($.slice(v, i, j));
-            yield* put($.slice(t, 1, t.length - 1));
+            if ((p = put($.slice(t, 1, t.length - 1))) !== null) yield p;
             i = j;
           }
-          if (lines && !depth) yield* put("\n");
+          if (lines && !depth) if ((p = put("\n")) !== null) yield p;
         }
-        if (!lines || depth) yield* put("]");
+        if (!lines || depth) if ((p = put("]")) !== null) yield p;
       } else {
-        yield* put("{");
+        if ((p = put("{")) !== null) yield p;
         const keys = $.keys(v);
         let first = true;
         for (let i = 0; i < keys.length; i++) {
           const member = v[keys[i]];
           if (cuts(member, false, depth + 1)) {
-            yield* put(`${first ? "" : ","}${quote(keys[i])}:`);
-            yield* walk(member, depth + 1);
+            if ((p = put(`${first ? "" : ","}${quote(keys[i])}:`)) !== null) yield p;
+            const w = walk(member, depth + 1);
+            for (let st = $.next(w); !st.done; st = $.next(w)) yield st.value;
           } else {
             const t = jsonText(member);
             if (t === undefined) continue; // as JSON.stringify: no member for undefined, functions, symbols
-            yield* put(`${first ? "" : ","}${quote(keys[i])}:${t}`);
+            if ((p = put(`${first ? "" : ","}${quote(keys[i])}:${t}`)) !== null) yield p;
           }
           first = false;
         }
-        yield* put("}");
+        if ((p = put("}")) !== null) yield p;
       }
       open.length--;
     }
-    if (lines || cuts(value, false, 0)) yield* walk(value, 0);
+    if (lines || cuts(value, false, 0)) { const w = walk(value, 0); for (let st = $.next(w); !st.done; st = $.next(w)) yield st.value; }
     else {
       const t = jsonText(value);
       if (t === undefined) throw new TypeError(`${ns.inspect(value, { depth: 0 })} has no JSON form; use format 'text'`);
-      yield* put(t);
+      if ((p = put(t)) !== null) yield p;
     }
     yield buf;
   }
   ns.jsonPieces = jsonPieces;
 
-  /** Serialize `value` in `format` (json, text, ndjson, bytes) and save it; resolves with the handle. */
+  // The artifact functions here resolve with boxes (see intrinsics.js): api/artifacts.js unboxes them for users.
+  /** Serialize `value` in `format` (json, text, ndjson, bytes) and save it; resolves with the handle, boxed. */
   ns.saveArtifact = async function saveArtifact(name, value, options = {}) {
     const binary = value instanceof $.ArrayBuffer || $.isView(value);
     const format = options.format || (binary ? "bytes" : typeof value === "string" ? "text" : "json");
@@ -102,40 +109,41 @@
     else {
       if (format === "ndjson" && !$.isArray(value)) throw new TypeError("format 'ndjson' needs an array (one JSON value per line)");
       const pieces = jsonPieces(value, format === "ndjson");
-      const first = pieces.next().value;
-      const next = pieces.next();
-      if (!next.done) return await streamed(request, first, next.value, pieces);
+      const first = $.next(pieces).value;
+      const next = $.next(pieces);
+      if (!next.done) return await $.pinned(streamed(request, first, next.value, pieces));
       // one piece: sent whole (ndjson as the array, which Python writes a line per element)
       data = format === "ndjson" ? jsonText(value) : first.length < 1000000 ? jsonText(value, 2) : first; // small: readable; big: compact
     }
-    request.data = data;
-    return await ns.call("artifacts.save", request);
+    $.put(request, "data", data); // (put: a plain object, see intrinsics.js)
+    return await ns.ask("artifacts.save", request);
   };
 
   /** A big value's pieces written one by one to an artifact that appears, whole, when the last is in. */
   async function streamed(request, first, second, pieces) {
-    const { stream } = await ns.call("artifacts.open", request);
+    const { stream } = (await ns.ask("artifacts.open", request)).v;
     try {
-      await ns.call("artifacts.write", { stream, data: first });
+      await ns.ask("artifacts.write", { stream, data: first });
       first = null;
-      await ns.call("artifacts.write", { stream, data: second });
+      await ns.ask("artifacts.write", { stream, data: second });
       second = null;
-      for (let next = pieces.next(); !next.done; next = pieces.next()) {
-        if (next.value) await ns.call("artifacts.write", { stream, data: next.value });
+      for (let next = $.next(pieces); !next.done; next = $.next(pieces)) {
+        if (next.value) await ns.ask("artifacts.write", { stream, data: next.value });
       }
     } catch (e) {
-      ns.call("artifacts.abort", { stream }).catch(() => {}); // the file never appears; the error is the cell's
+      const ignore = () => {};
+      $.when(ns.ask("artifacts.abort", { stream }), ignore, ignore); // the file never appears; the error is the cell's
       throw e;
     }
-    return await ns.call("artifacts.close", { stream });
+    return await ns.ask("artifacts.close", { stream });
   }
 
-  /** Read an artifact back: JSON and NDJSON as values, text as a string, bytes as a Uint8Array. */
+  /** Read an artifact back (boxed): JSON and NDJSON as values, text as a string, bytes as a Uint8Array. */
   ns.readArtifact = async function readArtifact(name) {
-    const { format, data } = await ns.call("artifacts.read", { name: $.String(name) });
-    if (format === "json") return $.parse(data);
-    if (format === "ndjson") return $.map($.filter($.split(data, "\n"), (l) => $.trim(l)), (l) => $.parse(l));
-    if (format === "bytes") { const bin = ns.web.atob(data); const out = new Uint8Array(bin.length); for (let i = 0; i < bin.length; i++) out[i] = $.charCodeAt(bin, i); return out; }
-    return data;
+    const { format, data } = (await ns.ask("artifacts.read", { name: $.String(name) })).v;
+    if (format === "json") return $.box($.parse(data));
+    if (format === "ndjson") return $.box($.map($.filter($.split(data, "\n"), (l) => $.trim(l)), (l) => $.parse(l)));
+    if (format === "bytes") { const bin = ns.web.atob(data); const out = new Uint8Array(bin.length); for (let i = 0; i < bin.length; i++) out[i] = $.charCodeAt(bin, i); return $.box(out); }
+    return $.box(data);
   };
 })();

@@ -43,7 +43,7 @@
   function readProp(obj, k) {
     try { return obj[k]; } catch (e) { return `[getter threw: ${e && e.message}]`; }
   }
-  const segment = (k) => (/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${$.stringify(k)}]`);
+  const segment = (k) => ($.test(/^[A-Za-z_$][\w$]*$/, k) ? `.${k}` : `[${$.stringify(k)}]`);
   const showPath = (p) => (p === "" ? "(root)" : p[0] === "." ? $.slice(p, 1) : p);
   const OVER = { over: true };
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -124,7 +124,8 @@
     };
     if (isArray(v)) for (; i < shown; i++) child(i, v[i]);
     else if (v instanceof $.Set || v instanceof $.Map) {
-      for (const entry of v) { if (i++ >= shown) break; if (list) child(i, entry); else child(mapKey(entry[0]), entry[1]); }
+      // (iterated through the captured built-ins, like every loop here: a cell may replace the iterators)
+      $.iterate(v, (entry) => { if (i++ >= shown) return false; if (list) child(i, entry); else child(mapKey(entry[0]), entry[1]); });
       i = shown;
     } else {
       const keys = keysOf(v, st);
@@ -157,14 +158,19 @@
 
   function describeCuts(cuts) {
     const lines = [];
-    for (const [p, rec] of cuts) {
-      const at = showPath(p);
+    const all = $.mapEntries(cuts);
+    for (let i = 0; i < all.length; i++) {
+      const rec = all[i][1];
+      const at = showPath(all[i][0]);
       if (rec.items) $.push(lines, `${at}: ${plural(rec.items, "more item")}`);
       if (rec.keys) $.push(lines, `${at}: ${plural(rec.keys, "more key")}`);
       if (rec.strings) $.push(lines, `${at}: ${rec.strings === 1 ? "string" : `${rec.strings} strings`} shortened`);
       if (rec.depth) $.push(lines, `${at}: ${rec.depth === 1 ? "value" : `${rec.depth} values`} collapsed (too deep)`);
     }
-    return lines.length > 30 ? [...$.slice(lines, 0, 30), `…and ${lines.length - 30} more`] : lines;
+    if (lines.length <= 30) return lines;
+    const kept = $.slice(lines, 0, 30);
+    $.push(kept, `…and ${lines.length - 30} more`);
+    return kept;
   }
 
   /**
@@ -189,7 +195,9 @@
     if (found < 0) return tooLarge(value, maxChars);
     let limits = LADDER[found];
     const looser = found > 0 ? LADDER[found - 1] : NO_LIMITS;
-    for (const [dim, kind] of DIMS) { // widen each limit that cut something, as far as it still fits
+    for (let d = 0; d < DIMS.length; d++) { // widen each limit that cut something, as far as it still fits
+      const dim = DIMS[d][0];
+      const kind = DIMS[d][1];
       if (!$.has(best.kinds, kind)) continue;
       let lo = limits[dim];
       let hi = $.min(looser[dim], 1 << 20);
@@ -213,7 +221,7 @@
     const stack = new $.Set();
     let nodes = 0;
     const escapes = /[\u0000-\u001f"\\\ud800-\udfff]/;
-    const strSize = (s) => (escapes.test(s) ? $.stringify(s).length : s.length + 2);
+    const strSize = (s) => ($.test(escapes, s) ? $.stringify(s).length : s.length + 2);
     const kidOf = (t, key, list, keyDepth) => {
       if (!t || keyDepth > 3) return null;
       const seg = list ? "[*]" : segment(key);
@@ -221,7 +229,9 @@
       if (!k && nodes < 5000) { nodes++; $.set(t.kids, seg, (k = { size: 0, kids: new $.Map(), wildcard: seg === "[*]" })); }
       return k || null;
     };
+    let steps = 0;
     function walk(v, depth, t, keyDepth) {
+      if ((++steps & 4095) === 0) ns.checkStop(); // the whole value is walked: let an interrupt stop it
       let size;
       if (typeof v === "string") size = strSize(v);
       else if (v === null || typeof v !== "object") size = v === null ? 4 : $.stringify(v).length;
@@ -243,9 +253,9 @@
             size += walk(nv === OMIT ? null : nv, depth + 1, kidOf(t, key, list, kd), kd);
           };
           if (isArray(v)) for (let i = 0; i < v.length; i++) child(i, v[i]);
-          else if (v instanceof $.Set) for (const item of v) child(0, item);
-          else if (v instanceof $.Map) for (const [k, item] of v) child(mapKey(k), item);
-          else for (const k of $.keys(v)) child(k, readProp(v, k));
+          else if (v instanceof $.Set) { const items = $.setValues(v); for (let i = 0; i < items.length; i++) child(0, items[i]); }
+          else if (v instanceof $.Map) { const items = $.mapEntries(v); for (let i = 0; i < items.length; i++) child(mapKey(items[i][0]), items[i][1]); }
+          else { const keys = $.keys(v); for (let i = 0; i < keys.length; i++) child(keys[i], readProp(v, keys[i])); }
           size += 1;
           $.delete(stack, v);
         }
@@ -262,8 +272,10 @@
   function largeFields(tree, count = 5) {
     const all = [];
     (function collect(t, p) {
-      for (const [seg, kid] of t.kids) {
-        const q = p + seg;
+      const kids = $.mapEntries(t.kids);
+      for (let i = 0; i < kids.length; i++) {
+        const kid = kids[i][1];
+        const q = p + kids[i][0];
         if (!kid.wildcard) $.push(all, { path: showPath(q), chars: kid.size });
         collect(kid, q);
       }
@@ -303,15 +315,19 @@
     }
     if (!isRecord(nv) || budget < 2) return null;
     const fields = $.filter($.map($.keys(nv), (k, i) => ({ k, i, v: readProp(nv, k) })), (f) => normalize(f.v) !== OMIT);
-    for (const f of fields) f.size = sizeOf(normalize(f.v), budget);
+    for (let i = 0; i < fields.length; i++) fields[i].size = sizeOf(normalize(fields[i].v), budget);
     $.sort(fields, (a, b) => a.size - b.size || a.i - b.i);
     let used = 2;
     const picked = [];
     const sub = {};
     const cost = (f, size) => (picked.length + $.keys(sub).length ? 1 : 0) + $.stringify(f.k).length + 1 + size;
     // Small fields first (up to half the budget), then the rest whole or projected, smallest first.
-    for (const f of fields) if (used + cost(f, f.size) <= budget / 2) { used += cost(f, f.size); $.push(picked, f); f.done = true; }
-    for (const f of fields) {
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i];
+      if (used + cost(f, f.size) <= budget / 2) { used += cost(f, f.size); $.push(picked, f); f.done = true; }
+    }
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i];
       if (f.done) continue;
       if (used + cost(f, f.size) <= budget) { used += cost(f, f.size); $.push(picked, f); continue; }
       const room = budget - used - cost(f, 0);
@@ -333,7 +349,8 @@
     try { h = hintFor(value, maxChars, notes, "", 0); } catch { h = null; }
     // Belt and braces: only hand out a projection that really fits.
     if (h && !(sizeOf(ns.project(value, h.spec), maxChars) <= maxChars)) h = null;
-    const kept = notes.length > 4 ? [...$.slice(notes, 0, 4), "more"] : notes;
+    const kept = notes.length > 4 ? $.slice(notes, 0, 4) : notes;
+    if (notes.length > 4) $.push(kept, "more");
     const list = kept.length > 1 ? `${$.join($.slice(kept, 0, -1), ", ")} and ${kept[kept.length - 1]}` : kept[0] || "an empty shell";
     const note = h ? `Apply this projection to keep ${list}; the result fits in ${maxChars} characters.`
       : `No projection of this value fits in ${maxChars} characters; raise maxChars or select a smaller part.`;

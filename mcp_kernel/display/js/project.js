@@ -35,7 +35,9 @@
     const node = { path: null, slice: null, items: null, fields: null, omit: null, where, label,
       pathHits: 0, pathMisses: 0, pathMiss: null, fieldHits: null, fieldMisses: null };
     const addField = (name, child) => $.set((node.fields ||= new $.Map()), name, child);
-    for (const key of $.keys(spec)) {
+    const specKeys = $.keys(spec);
+    for (let s = 0; s < specKeys.length; s++) { // (index loops throughout: a cell may replace the iterators)
+      const key = specKeys[s];
       const arg = spec[key];
       const at = `${where}.${key}`;
       if (key[0] !== "$") { addField(key, compile(arg, at, label ? `${label}.${key}` : key)); continue; }
@@ -51,7 +53,7 @@
       } else if (key === "$pick" || key === "$omit") {
         if (!isStringList(arg)) throw new TypeError(`api.project: ${at} must be an array of field names, got ${describe(arg)}`);
         if (key === "$omit") node.omit = new $.Set(arg);
-        else { node.fields ||= new $.Map(); for (const name of arg) if (!$.has(node.fields, name)) addField(name, KEEP); }
+        else { node.fields ||= new $.Map(); for (let i = 0; i < arg.length; i++) if (!$.has(node.fields, arg[i])) addField(arg[i], KEEP); }
       } else {
         throw new TypeError(`api.project: unknown operator ${key} at ${where}; valid operators are ${$.join(OPERATORS, ", ")}`);
       }
@@ -67,7 +69,7 @@
     const segments = node.path;
     for (let k = 0; k < segments.length; k++) {
       const seg = segments[k];
-      if (isArray(v) && /^-?\d+$/.test(seg)) {
+      if (isArray(v) && $.test(/^-?\d+$/, seg)) {
         const i = $.Number(seg) < 0 ? v.length + $.Number(seg) : $.Number(seg);
         if (i < 0 || i >= v.length) return missed(node, v, k);
         v = v[i];
@@ -89,7 +91,10 @@
     if (!isRecord(v)) return v; // numbers, null, Dates, Maps...: kept whole
     const out = {};
     if (node.fields) {
-      for (const [name, child] of node.fields) {
+      const fields = $.mapEntries(node.fields);
+      for (let i = 0; i < fields.length; i++) {
+        const name = fields[i][0];
+        const child = fields[i][1];
         if (!hasOwn(v, name)) { fieldMissed(node, name, v); continue; }
         $.add((node.fieldHits ||= new $.Set()), name);
         if (node.omit && $.has(node.omit, name)) continue;
@@ -97,7 +102,8 @@
         if (r !== MISSING) setField(out, name, r);
       }
     } else {
-      for (const name of $.keys(v)) if (!$.has(node.omit, name)) setField(out, name, v[name]);
+      const names = $.keys(v);
+      for (let i = 0; i < names.length; i++) if (!$.has(node.omit, names[i])) setField(out, names[i], v[names[i]]);
     }
     return out;
   }
@@ -108,7 +114,7 @@
     else $.set(misses, name, { count: 1, v });
   }
   // An own "__proto__" field (JSON.parse makes those) must stay a field, not become the prototype.
-  const setField = (o, k, x) => (k === "__proto__" ? $.defineProperty(o, k, { value: x, enumerable: true, writable: true, configurable: true }) : (o[k] = x));
+  const setField = (o, k, x) => (k === "__proto__" ? $.defineProperty(o, k, { __proto__: null, value: x, enumerable: true, writable: true, configurable: true }) : (o[k] = x));
 
   function applyNode(v, node) {
     if (node === KEEP) return v;
@@ -161,7 +167,7 @@
       let keys = [];
       let total;
       if (v instanceof $.Map) {
-        for (const [k] of v) { $.push(keys, $.String(k)); if (keys.length > KEYS_SHOWN) break; }
+        $.iterate(v, (entry) => { $.push(keys, $.String(entry[0])); return keys.length <= KEYS_SHOWN; });
         total = $.mapSize(v);
       } else {
         keys = $.keys(v);
@@ -202,7 +208,10 @@
       $.push(out, `$path ${shown}${at} matched nothing${times(node.pathMisses, "values")}: ${pathMissText(node, node.pathMiss)}`);
     }
     if (node.fields) {
-      for (const [name, child] of node.fields) {
+      const fields = $.mapEntries(node.fields);
+      for (let i = 0; i < fields.length; i++) {
+        const name = fields[i][0];
+        const child = fields[i][1];
         const miss = node.fieldMisses && $.get(node.fieldMisses, name);
         if (miss && !(node.fieldHits && $.has(node.fieldHits, name))) {
           $.push(out, `field ${$.stringify(name)}${at} matched nothing${times(miss.count, "records")}; ${keysThere(miss.v)}`);

@@ -15,13 +15,18 @@
   const isPlain = (v) => v !== null && typeof v === "object" && !$.isArray(v) && ($.getPrototypeOf(v) === $.ObjectProto || $.getPrototypeOf(v) === null);
   const kb = (b64) => `${((b64.length * 3) / 4 / 1024).toFixed(1)} KB`;
 
+  // Values are told apart by their own fields (content items and handles are plain JSON data):
+  // what a cell put on Object.prototype makes no value one.
+  const own = $.own;
   /** Is this an MCP content item (from a tool result)? */
   function contentKind(v) {
-    if (!isPlain(v) || typeof v.type !== "string") return null;
-    if ((v.type === "image" || v.type === "audio") && typeof v.data === "string" && typeof v.mimeType === "string") return v.type;
-    if (v.type === "resource" && isPlain(v.resource) && typeof v.resource.uri === "string") return "resource";
-    if (v.type === "resource_link" && typeof v.uri === "string") return "resource_link";
-    if (v.type === "text" && typeof v.text === "string") return "text";
+    if (!isPlain(v)) return null;
+    const type = own(v, "type");
+    if (typeof type !== "string") return null;
+    if ((type === "image" || type === "audio") && typeof own(v, "data") === "string" && typeof own(v, "mimeType") === "string") return type;
+    if (type === "resource" && isPlain(own(v, "resource")) && typeof own(v.resource, "uri") === "string") return "resource";
+    if (type === "resource_link" && typeof own(v, "uri") === "string") return "resource_link";
+    if (type === "text" && typeof own(v, "text") === "string") return "text";
     return null;
   }
 
@@ -54,9 +59,9 @@
   function contentBundle(v) {
     const kind = contentKind(v);
     const data = { "text/plain": itemText(v) };
-    if (kind === "image" && /^image\/(png|jpeg|gif|webp|svg\+xml)$/.test(v.mimeType)) {
+    if (kind === "image" && $.test(/^image\/(png|jpeg|gif|webp|svg\+xml)$/, v.mimeType)) {
       data[v.mimeType] = v.mimeType === "image/svg+xml" ? ns.web.atob(v.data) : v.data;
-    } else if (kind === "resource" && typeof v.resource.text === "string" && /^text\/(markdown|html)$/.test(v.resource.mimeType || "")) {
+    } else if (kind === "resource" && typeof v.resource.text === "string" && $.test(/^text\/(markdown|html)$/, v.resource.mimeType || "")) {
       data[v.resource.mimeType] = v.resource.text;
     } else if (kind === "resource_link") {
       data["text/markdown"] = `[${v.title || v.name || v.uri}](${v.uri})`;
@@ -71,7 +76,10 @@
   function table(rows) {
     const shown = $.slice(rows, 0, MAX_ROWS);
     const cols = [];
-    for (const r of shown) for (const k of $.keys(r)) if (!$.includes(cols, k) && cols.length < MAX_COLS) $.push(cols, k);
+    for (let i = 0; i < shown.length; i++) {
+      const keys = $.keys(shown[i]);
+      for (let j = 0; j < keys.length; j++) if (!$.includes(cols, keys[j]) && cols.length < MAX_COLS) $.push(cols, keys[j]);
+    }
     const cell = (v) => {
       if (v === null || v === undefined) return "";
       if (typeof v === "object") { const s = ns.inspect(v, { depth: 1, breakLength: Infinity }); return esc(s.length > 120 ? $.slice(s, 0, 119) + "…" : s); }
@@ -79,12 +87,12 @@
       return esc(s.length > 200 ? $.slice(s, 0, 199) + "…" : s);
     };
     let out = '<table class="mcp2repl-table"><thead><tr>' + $.join($.map(cols, (c) => `<th>${esc(c)}</th>`), "") + "</tr></thead><tbody>";
-    for (const r of shown) out += "<tr>" + $.join($.map(cols, (c) => `<td>${cell(r[c])}</td>`), "") + "</tr>";
+    for (let i = 0; i < shown.length; i++) out += "<tr>" + $.join($.map(cols, (c) => `<td>${cell(shown[i][c])}</td>`), "") + "</tr>";
     out += "</tbody></table>";
     if (rows.length > shown.length) out += `<p><em>${rows.length - shown.length} more rows</em></p>`;
     return out;
   }
-  const isHandle = (v) => isPlain(v) && v.kind === "artifact" && typeof v.name === "string" && typeof v.readWith === "string";
+  const isHandle = (v) => isPlain(v) && own(v, "kind") === "artifact" && typeof own(v, "name") === "string" && typeof own(v, "readWith") === "string";
   const size = (n) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`);
 
   /** An artifact handle as a small card: name, size, format, how to read it, a link to the file. */

@@ -6,6 +6,7 @@
   "use strict";
   const $ = globalThis.__mcp2repl.$; // built-ins captured before any cell ran (intrinsics.js)
   const ns = globalThis.__mcp2repl;
+  const STEP_KEYS = "application/vnd.mcp2repl.";
 
   /** MIME bundle for a value: user-defined first, then rich, then text/plain and JSON. */
   function bundle(value) {
@@ -22,15 +23,20 @@
       if (b === null) return { data: null, size: 0 }; // the value chose to show nothing (e.g. an api.print envelope)
       if (b && typeof b === "object") {
         const data = {};
-        for (const [mime, v] of $.entries(b)) {
-          if (typeof v === "string") data[mime] = v;
+        const entries = $.entries(b);
+        for (let i = 0; i < entries.length; i++) {
+          const mime = entries[i][0];
+          const v = entries[i][1];
+          if (typeof v === "string" || v instanceof ns.RawJson) data[mime] = v;
           else if ($.test(/json$/, mime)) {
             const json = ns.jsonValue(v, 1 << 30); // plain, JSON-safe and not too deep, or left out
             if (json !== undefined) data[mime] = new ns.RawJson(json);
           }
         }
+        // only keys for step clients (api.print's answer, shown already): nothing for a notebook
+        if ($.every($.keys(data), (mime) => $.startsWith(mime, STEP_KEYS))) return { data, size: 0, custom: true };
         if (!("text/plain" in data)) data["text/plain"] = ns.inspect(value);
-        return { data, size: null };
+        return { data, size: null, custom: true };
       }
     }
     const rich = ns.richBundle(value);
@@ -45,7 +51,10 @@
   function bundleSize(data) {
     const limit = ns.maxOutputChars();
     let n = 0;
-    for (const [mime, v] of $.entries(data)) {
+    const entries = $.entries(data);
+    for (let i = 0; i < entries.length; i++) {
+      const mime = entries[i][0];
+      const v = entries[i][1];
       if (typeof v === "string") n = $.max(n, $.startsWith(mime, "image/") ? 0 : v.length);
       else if (v instanceof ns.RawJson) n = $.max(n, v.text.length);
       else {
@@ -56,17 +65,32 @@
     return n;
   }
 
-  // A primitive's JSON rides along under a private key that the Session takes out of the bundle
-  // (Result.value): steps from the shell and Python get `"abc"`, not the Node-style `'abc'`.
+  // The value's JSON rides along under a private key that the Session takes out of the bundle
+  // (display/value.py) when the bundle has no JSON of its own (a primitive, an MCP content item):
+  // steps from the shell and Python get `"abc"`, not the Node-style `'abc'`. Beside it, what a
+  // step client is told about the answer (a fitted view's cut) and which display already shows it.
   const VALUE = "application/vnd.mcp2repl.value+json";
+  const NOTES = "application/vnd.mcp2repl.notes+json";
+  const SHOWN = "application/vnd.mcp2repl.shown";
+  ns.stepKeys = { VALUE, NOTES, SHOWN };
   const primitive = (v) => v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && $.isFinite(v));
+  /** The value's JSON text (a primitive's too), or undefined when it is not JSON or longer than `max`. */
+  ns.valueJson = (v, max) => {
+    const json = primitive(v) ? $.stringify(v) : ns.jsonValue(v, max);
+    return json !== undefined && json.length <= max ? json : undefined;
+  };
 
+  // Boxed, as the engine wants it (bridge.js: setResultFormatter): a bundle is a plain object, and
+  // resolving a promise with one would look up its `then`, which a cell may have set for every object.
   ns.setResultFormatter(async (value) => {
-    const { data, size } = measured(value);
-    if (data && primitive(value) && size !== null && size <= ns.maxOutputChars()) data[VALUE] = new ns.RawJson($.stringify(value));
+    const { data, size, custom } = measured(value);
     // too big for a notebook: a fitted view, the rest as an artifact
-    // awaited, not returned: a promise returned from an async function is resolved through its
-    // `then`, which a cell may have replaced
-    return data && (size === null ? bundleSize(data) : size) > ns.maxOutputChars() ? await ns.fitResult(value) : data;
+    const fits = !data || (size === null ? bundleSize(data) : size) <= ns.maxOutputChars();
+    if (!fits) return $.box((await $.pinned(ns.fitResult(value))).v);
+    if (data && !custom && !("application/json" in data)) {
+      const json = ns.valueJson(value, ns.maxOutputChars());
+      if (json !== undefined) data[VALUE] = new ns.RawJson(json);
+    }
+    return $.box(data);
   });
 })();

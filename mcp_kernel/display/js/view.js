@@ -12,11 +12,32 @@
 
   const isRecords = (v) => $.isArray(v) && v.length > 0 && $.every(v, (r) => r !== null && typeof r === "object" && !$.isArray(r));
 
+  /** What a step client is told beside a view (the view itself says it in its footer): what was cut. */
+  function stepNotes(env) {
+    const lines = [];
+    if (env.ok && env.cut) $.push(lines, `view cut to ${env.chars} of max ${env.maxChars} chars: ${$.join((env.omitted || []), "; ") || "shortened"}`);
+    if (env.artifactError) $.push(lines, `the whole value could not be saved as an artifact: ${env.artifactError}`);
+    return lines;
+  }
+
   function notes(env) {
     const lines = [];
-    if (env.ok && env.cut) $.push(lines, `(view cut to ${env.chars} of max ${env.maxChars} chars: ${$.join((env.omitted || []), "; ") || "shortened"})`);
+    if (env.ok && env.cut) $.push(lines, `(${stepNotes(env)[0]})`);
     if (env.artifact) $.push(lines, `full value: artifact ${env.artifact.name} (${env.artifact.bytes} bytes) — ${env.artifact.readWith}`);
     return lines;
+  }
+
+  /** The keys a step client reads a view by (result.js): the view as JSON, the notes, the display showing it. */
+  function stepKeys(env, shown) {
+    const keys = ns.stepKeys;
+    const data = {};
+    const json = ns.valueJson(env.ok ? env.value : env, 1 << 30);
+    if (json === undefined) return data;
+    data[keys.VALUE] = new ns.RawJson(json);
+    const lines = stepNotes(env);
+    if (lines.length) data[keys.NOTES] = lines;
+    if (shown) data[keys.SHOWN] = shown;
+    return data;
   }
 
   /** The display bundle of a print envelope: the view plus notes on what was cut and where it went. */
@@ -43,24 +64,28 @@
     return data;
   }
 
-  /** The print envelope of `value`: projected, fitted into maxChars, the whole saved when cut.
+  /** The print envelope of `value`, boxed: projected, fitted into maxChars, the whole saved when cut.
    * `notes` receives what in the projection matched nothing (see project.js). */
   async function shaped(value, options, notes) {
     const maxChars = options.maxChars === undefined ? maxOutputChars : options.maxChars;
     const env = ns.shape.envelope(value, { projection: options.projection, maxChars, fit: options.fit !== false, notes });
-    env.maxChars = maxChars;
+    $.put(env, "maxChars", maxChars); // (put, not assigned: the envelope is a plain object, see intrinsics.js)
     if (!env.ok || env.cut) {
       try {
-        env.artifact = await ns.saveArtifact(options.artifactName || "", value, { format: "json", auto: !options.artifactName });
+        $.put(env, "artifact", (await $.pinned(ns.saveArtifact(options.artifactName || "", value, { format: "json", auto: !options.artifactName }))).v);
       } catch (e) {
         if (e && (e.name === "InterruptError" || e.name === "TimeoutError")) throw e; // the cell is being stopped
-        env.artifactError = $.String(e && e.message);
+        $.put(env, "artifactError", $.String(e && e.message));
       }
     }
-    return env;
+    return $.box(env);
   }
 
-  ns.view = { bundle, shaped };
-  /** A cell result too large to show whole: its fitted view, the rest as an artifact. */
-  ns.fitResult = async (value) => bundle(await shaped(value, {}));
+  ns.view = { bundle, shaped, stepKeys };
+  /** A cell result too large to show whole: its fitted view (boxed), the rest as an artifact; a
+   * step client reads the view as JSON (the value once) and what was cut as a note. */
+  ns.fitResult = async (value) => {
+    const env = (await $.pinned(shaped(value, { __proto__: null }))).v;
+    return $.box($.assign(bundle(env), stepKeys(env, null)));
+  };
 })();

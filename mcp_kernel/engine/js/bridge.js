@@ -26,17 +26,25 @@
 // Script-level `const`s below are lexical globals: reachable by injected code, invisible to
 // `Object.keys(globalThis)` and to completion.
 
-/** Interrupt flag: a byte Python sets from any thread; checked by code the rewriter injects. */
-const __mk$f = new Uint8Array(new SharedArrayBuffer(8));
-const __mk$E = Error;
+// Interrupt flag `__mk$f` (made by buffers.js): a byte Python sets from any thread, checked by code the
+// rewriter injects. 1 interrupt, 2 time limit, 3 a look at memory (engine/memory.py), 4 memory limit.
+/** Is the flag a stop (not 0, not a request to look at memory)? */
+const __mk$s = () => __mk$f[0] !== 0 && __mk$f[0] !== 3;
 
-/** Thrown by injected checks when the flag is up. */
-function __mk$i() {
-  const reason = __mk$f[0] === 2 ? "TimeoutError" : "InterruptError";
-  const err = new __mk$E(reason === "TimeoutError" ? "Cell time limit reached" : "Execution interrupted");
-  err.name = reason;
+/** Called by injected checks when the flag is up: a look at memory goes on if Python allows, a stop
+ * throws the error the cell ends with. The runtime's own loops and a cell's end stop through it too. */
+const __mk$i = (($, E, R) => function __mk$i() {
+  if (__mk$f[0] === 3 && __mk$M()) return;
+  if (__mk$f[0] === 4) throw new R(`Memory limit reached: array buffers held more than the ${(__mk$L() / 1048576) | 0} MB limit`);
+  const timeout = __mk$f[0] === 2;
+  const err = new E(timeout ? "Cell time limit reached" : "Execution interrupted");
+  $.defineProperty(err, "name", $.data(timeout ? "TimeoutError" : "InterruptError", true)); // a setter a cell put on Error.prototype is not consulted
   throw err;
-}
+})(globalThis.__mcp2repl.$, Error, RangeError);
+
+/** What a rewritten cell returns (engine/rewrite.py: `return __mk$v((value))`): the value in a box
+ * with no prototype, so the cell's completion looks up no `then` a cell put on Object.prototype. */
+const __mk$v = globalThis.__mcp2repl.$.box;
 
 (function installBridge() {
   "use strict";
@@ -52,7 +60,7 @@ function __mk$i() {
   const PromiseCtor = $.Promise;
 
   /** JSON text to splice into a message as it is (e.g. a bundle's application/json, made once). */
-  const RawJson = ns.RawJson = class RawJson { constructor(text) { this.text = text; } };
+  const RawJson = ns.RawJson = class RawJson { text = ""; constructor(text) { this.text = text; } }; // a field: defined, never set through a prototype
   /** A MIME bundle as JSON text; RawJson values go in unchanged. */
   function bundleText(data) {
     let out = "{";
@@ -92,8 +100,17 @@ function __mk$i() {
     outbox[outbox.length] = lastOut;
   }
 
+  /** Is the running cell being stopped (interrupt or time limit)? Code that catches every error
+   * (inspect.js) lets those through. */
+  ns.stopping = __mk$s;
+  /** For the runtime's own long loops (formatting a big value), which no injected check reaches. */
+  ns.checkStop = () => { if (__mk$f[0]) __mk$i(); };
+
   /** The cell whose code is running now (promises.js notes it for rejections). */
   ns.currentCell = () => current;
+
+  /** Console output of the current cell (console.js), `name` "stdout" or "stderr". */
+  ns.output = postText;
 
   /** A runtime hint on the current cell's stderr ("[mcp2repl] …"), in order with its console output. */
   ns.hint = (text) => postText("stderr", `[mcp2repl] ${text}\n`);
@@ -122,45 +139,28 @@ function __mk$i() {
 
   // ---- cells -------------------------------------------------------------------------
 
-  function describeError(e) {
-    if (e instanceof ErrorCtor || (e && typeof e === "object" && typeof e.stack === "string" && typeof e.message === "string")) {
-      let name = "Error";
-      let message = "";
-      let stack = "";
-      try { name = String(e.name || (e.constructor && e.constructor.name) || "Error"); } catch (_) { /* hostile getter */ }
-      try { message = String(e.message); } catch (_) { /* hostile getter */ }
-      try { stack = String(e.stack || ""); } catch (_) { /* hostile getter */ }
-      const extra = {};
-      const fields = ["server", "tool", "code", "data", "context"];
-      for (let i = 0; i < fields.length; i++) {
-        const k = fields[i];
-        try {
-          const d = $.getOwnPropertyDescriptor(e, k);
-          if (d && "value" in d && d.value !== undefined) extra[k] = typeof d.value === "string" ? d.value : ns.inspect(d.value, { depth: 2 });
-        } catch (_) { /* ignore */ }
-      }
-      return { name, message, stack, extra };
-    }
-    return { name: "Uncaught", message: ns.inspect(e, { depth: 2 }), stack: "", extra: {} };
-  }
-  ns.describeError = describeError;
+  const describeError = ns.describeError; // errors.js
   const errorText = (e) => stringify(describeError(e));
 
-  /** The MIME bundle of a cell result. The display layer replaces this (setResultFormatter). */
-  let formatResult = (value) => {
+  /** The MIME bundle of a cell result, boxed. The display layer replaces this (setResultFormatter). */
+  let formatResult = async (value) => {
     const data = { "text/plain": ns.inspect(value) };
     const json = ns.jsonValue(value);
     if (json !== undefined) data["application/json"] = new RawJson(json);
-    return data;
+    return $.box(data);
   };
-  /** Install `fn(value) -> bundle | null | Promise<bundle | null>` as the cell result formatter. */
+  /** Install `fn(value) -> Promise<box of bundle | null>` as the cell result formatter (boxed, see
+   * intrinsics.js: a bundle is a plain object, and its `then` is a cell's to set). */
   ns.setResultFormatter = (fn) => { formatResult = fn; };
 
   /** Promises a cell waits for before it reports done (e.g. emit() output still being made). */
-  const holds = new $.Set();
+  const holds = new $.Set(); // of pinned promises that resolve with undefined when theirs settles
   ns.hold = (promise) => {
-    $.setAdd(holds, promise);
-    $.then(promise, () => $.setDelete(holds, promise), () => $.setDelete(holds, promise));
+    let release;
+    const held = $.pinned(new PromiseCtor((resolve) => { release = resolve; }));
+    $.setAdd(holds, held);
+    const done = () => { $.setDelete(holds, held); release(); };
+    $.when(promise, done, done);
   };
 
   /** Start a rewritten cell; its outcome is posted as a "done" message. */
@@ -174,14 +174,17 @@ function __mk$i() {
           try { await waits[i]; } catch (_) { /* its own error is reported where it happened */ }
         }
         if (!ok) return post(`{"t":"done","cell":${quote(cell)},"ok":false,"error":${errorText(value)}}`);
-        const data = value === undefined ? null : await formatResult(value);
+        const data = value === undefined ? null : (await $.pinned(formatResult(value))).v;
+        // Stopped while its value was being shown (formatting runs no injected checks): not a success.
+        if (__mk$s()) __mk$i(); // throws the stop's error
         post(`{"t":"done","cell":${quote(cell)},"ok":true,"data":${data ? bundleText(data) : "null"}}`);
       } catch (e) {
         // Showing the value failed (e.g. a throwing Jupyter.display); report that instead.
         post(`{"t":"done","cell":${quote(cell)},"ok":false,"error":${errorText(e)}}`);
       }
     };
-    $.then(body(), (v) => finish(true, v), (e) => finish(false, e));
+    // The rewritten body returns its value boxed (engine/rewrite.py): its completion looks up no `then`.
+    $.when(body(), (r) => $.follow($.unbox(r), (v) => finish(true, v), (e) => finish(false, e)), (e) => finish(false, e));
   };
 
   // ---- calls into Python ---------------------------------------------------------------
@@ -206,6 +209,7 @@ function __mk$i() {
     return false;
   }
   ns.tooDeep = (value) => tooDeep(value, MAX_DEPTH);
+  ns.maxDepth = MAX_DEPTH;
 
   function serialize(name, args) {
     if (tooDeep(args, MAX_DEPTH)) throw new $.TypeError(`Cannot send a value nested more than ${MAX_DEPTH} levels deep to ${name}`);
@@ -217,7 +221,12 @@ function __mk$i() {
   }
 
   /** Call a Python-side handler; resolves with its result. */
-  ns.call = function call(name, args) {
+  ns.call = function call(name, args) { return request(name, args, false, call); };
+  /** The same for the runtime's own use: a pinned promise (safe to `await`) of a box of the result
+   * (`.v`; `.site`: the call site's stack holder, for ns.restack). */
+  ns.ask = function ask(name, args) { return request(name, args, true, ask); };
+
+  function request(name, args, boxed, caller) {
     const id = nextRequest++;
     let payload;
     let sent = null; // big strings set aside (apart.js), mostly none
@@ -229,36 +238,47 @@ function __mk$i() {
       return $.reject(e);
     }
     // The stack of the call site, so a failure points at the user's line, not at receive().
-    const site = {};
-    captureStack(site, call);
-    return new PromiseCtor((resolve, reject) => {
-      $.mapSet(pending, id, { resolve, reject, site });
+    const site = { __proto__: null };
+    captureStack(site, caller);
+    const promise = new PromiseCtor((resolve, reject) => {
+      $.mapSet(pending, id, { resolve, reject, site, boxed });
       post(`{"t":"req","id":${id},"cell":${quote(current)},"name":${quote(name)},"args":${payload}${sent === null ? "" : sent.apart}}`);
     });
-  };
+    return boxed ? $.pinned(promise) : promise;
+  }
 
   /** Tell a Python handler something; nothing comes back. */
   ns.notify = function notify(name, args) {
     post(`{"t":"note","cell":${quote(current)},"name":${quote(name)},"args":${serialize(name, args)}}`);
   };
 
+  // (fields are defined, not assigned: a setter or getter a cell put on a prototype must not intercept them)
   function makeError(spec, site) {
-    const err = new ErrorCtor(spec.message);
-    err.name = spec.name || "Error";
-    const extra = $.entries(spec.extra || {});
-    for (let i = 0; i < extra.length; i++) err[extra[i][0]] = extra[i][1];
-    if (site && typeof site.stack === "string") {
-      err.stack = `${err.name}: ${err.message}\n` + $.join($.slice($.split(site.stack, "\n"), 1), "\n");
+    const err = new ErrorCtor($.own(spec, "message"));
+    $.defineProperty(err, "name", $.data($.own(spec, "name") || "Error", true));
+    const extra = $.entries($.own(spec, "extra") || {});
+    for (let i = 0; i < extra.length; i++) $.defineProperty(err, extra[i][0], $.data(extra[i][1], true));
+    return restack(err, site);
+  }
+
+  /** `err` with the frames of `site` (a request's call site) as its stack: an error made after the
+   * answer came (a tool's error) points at the user's line, not at the runtime that made it. */
+  function restack(err, site) {
+    let stack;
+    try { stack = site && site.stack; } catch (_) { /* a cell's Error.prepareStackTrace threw */ }
+    if (typeof stack === "string") {
+      err.stack = `${err.name}: ${err.message}\n` + $.join($.slice($.split(stack, "\n"), 1), "\n"); // its own accessor
     }
     return err;
   }
+  ns.restack = restack;
 
   function abort(name, message) {
     const reasons = $.mapValues(pending);
     $.mapClear(pending);
     $.mapClear(timers);
     apart.clear();
-    for (let i = 0; i < reasons.length; i++) reasons[i].reject(makeError({ name, message }, reasons[i].site));
+    for (let i = 0; i < reasons.length; i++) reasons[i].reject(makeError({ name, message, extra: null }, reasons[i].site));
   }
 
   /** Register the receiver of context data `key` (called now if the data already came). */
@@ -273,7 +293,7 @@ function __mk$i() {
     const batch = parse(this);
     current = batch.cell;
     const items = batch.items;
-    const texts = apart.stashed(batch.texts);
+    const texts = apart.stashed($.own(batch, "texts"));
     let used = 0;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
@@ -283,9 +303,14 @@ function __mk$i() {
           const p = $.mapGet(pending, item[1]);
           if (!p) continue;
           $.mapDelete(pending, item[1]);
-          if (item[4]) used = apart.place(item[3], item[4], texts, used);
-          if (item[2]) p.resolve(item[3]);
-          else p.reject(makeError(item[3], p.site));
+          if (item.length > 4 && item[4]) used = apart.place(item[3], item[4], texts, used);
+          const value = item.length > 3 ? item[3] : undefined;
+          if (!item[2]) p.reject(makeError(value, p.site));
+          else if (p.boxed) {
+            const box = $.box(value);
+            box.site = p.site; // for an error the runtime makes from the answer (ns.restack)
+            p.resolve(box);
+          } else p.resolve(value);
         } else if (kind === "fire") {
           fire(item[1]);
         } else if (kind === "data") {
@@ -337,7 +362,7 @@ function __mk$i() {
     if (!t) return;
     if (!t.repeat) $.mapDelete(timers, id);
     current = t.cell;
-    if (__mk$f[0]) return; // interrupted: the cell is being stopped
+    if (__mk$s()) return; // interrupted: the cell is being stopped
     try {
       $.apply(t.fn, undefined, t.args);
     } catch (e) {
@@ -357,44 +382,12 @@ function __mk$i() {
   define("clearTimeout", clearTimer);
   define("clearInterval", clearTimer);
   define("clearImmediate", clearTimer);
-  define("sleep", (ms) => new PromiseCtor((resolve) => addTimer(resolve, ms, [], false)));
+  // a runtime promise (promises.js), so `await sleep(ms)` works whatever a cell did to Promise.prototype
+  define("sleep", (ms) => ns.tracked(new PromiseCtor((resolve) => addTimer(resolve, ms, [], false))));
   // performance.now(): bare V8 has no high-resolution clock; Date.now() is the best there is.
   const timeOrigin = $.now();
   define("performance", { timeOrigin, now: () => $.now() - timeOrigin });
   define("reportError", (e) => post(`{"t":"uncaught","cell":${quote(current)},"error":${errorText(e)}}`));
-
-  // ---- console ------------------------------------------------------------------------
-
-  let groupIndent = "";
-  const counts = new $.Map();
-  const clocks = new $.Map();
-  function write(name, args) {
-    let text = ns.format(...args);
-    if (groupIndent) text = $.join($.map($.split(text, "\n"), (l) => groupIndent + l), "\n");
-    postText(name, text + "\n");
-  }
-  const stdout = (...args) => write("stdout", args);
-  const stderr = (...args) => write("stderr", args);
-  const consoleObject = {
-    log: stdout, info: stdout, debug: stdout,
-    warn: stderr, error: stderr,
-    trace: (...args) => {
-      const stack = $.join($.slice($.split(String(new ErrorCtor().stack || ""), "\n"), 2), "\n");
-      write("stderr", ["Trace" + (args.length ? ": " + ns.format(...args) : "") + "\n" + stack]);
-    },
-    dir: (value, options) => write("stdout", [ns.inspect(value, options || {})]),
-    table: (rows) => write("stdout", [ns.textTable(rows, { style: "box" })]),
-    assert: (cond, ...args) => { if (!cond) write("stderr", ["Assertion failed" + (args.length ? ": " + ns.format(...args) : "")]); },
-    group: (...args) => { if (args.length) stdout(...args); groupIndent += "  "; },
-    groupEnd: () => { groupIndent = groupIndent.slice(2); },
-    count: (label = "default") => { const n = ($.mapGet(counts, label) || 0) + 1; $.mapSet(counts, label, n); stdout(`${label}: ${n}`); },
-    countReset: (label = "default") => $.mapDelete(counts, label),
-    time: (label = "default") => $.mapSet(clocks, label, $.now()),
-    timeLog: (label = "default", ...args) => stdout(`${label}: ${$.now() - ($.mapGet(clocks, label) || $.now())}ms`, ...args),
-    timeEnd: (label = "default") => { stdout(`${label}: ${$.now() - ($.mapGet(clocks, label) || $.now())}ms`); $.mapDelete(clocks, label); },
-  };
-  consoleObject.groupCollapsed = consoleObject.group;
-  define("console", consoleObject);
 
   // ---- display ------------------------------------------------------------------------
 

@@ -94,7 +94,7 @@
           if (!hasOwn(v, key)) continue; // deleted by a getter that already ran; the spec skips it
           const value = cloneValue(v[key], memory);
           // Assigning "__proto__" would set the prototype instead of creating a property.
-          if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+          if (key === '__proto__') Object.defineProperty(out, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
           else out[key] = value;
         }
         return out;
@@ -116,7 +116,7 @@
         // Like V8: only the seven standard names survive, and only stack/message/cause are copied.
         const name = v.name;
         out = register(new (hasOwn(ERROR_CTORS, name) ? ERROR_CTORS[name] : Error)());
-        const hidden = (key, value) => Object.defineProperty(out, key, { value, writable: true, configurable: true, enumerable: false });
+        const hidden = (key, value) => Object.defineProperty(out, key, { __proto__: null, value, writable: true, configurable: true, enumerable: false });
         const stack = v.stack;
         hidden('stack', typeof stack === 'string' ? stack : undefined);
         const message = Object.getOwnPropertyDescriptor(v, 'message');

@@ -71,13 +71,37 @@
   const FUNCTION_TYPES = $.map([[function* () {}, 'GeneratorFunction'], [async function () {}, 'AsyncFunction'],
     [async function* () {}, 'AsyncGeneratorFunction']], ([f, type]) => [getProto(f), type]);
 
+  /** Is the cell being stopped (bridge.js)? Then an error is the interrupt's, and is not caught here. */
+  const stopping = () => { const f = globalThis.__mcp2repl.stopping; return typeof f === 'function' && f(); };
+  /** Throw the stopped cell's error (bridge.js), for loops over a whole value. */
+  const checkStop = () => { const f = globalThis.__mcp2repl.checkStop; if (typeof f === 'function') f(); };
+  const TO_STRING_TAG = Symbol.toStringTag;
+  // A descriptor is a plain object: read `get` and `set` as its own (a data property has neither,
+  // and Object.prototype.get may be a cell's).
+  const descGet = (desc) => (hasOwn(desc, 'get') ? desc.get : undefined);
+  const descSet = (desc) => (hasOwn(desc, 'set') ? desc.set : undefined);
+  const ITERATOR = Symbol.iterator;
+  const apply = Reflect.apply;
+  // (At run time, no spreading, `for…of` or array destructuring in here: each iterates with
+  // Array.prototype[Symbol.iterator], which a cell may replace; nor RegExp methods, which look
+  // up `exec`: `$.test` and `$.exec` call the built-in one.)
+
   const kObjectType = 0;
   const kArrayType = 1;
   const kArrayExtrasType = 2;
   // Listing an array's keys lists every index (~0.15 µs each), so beyond this length only
   // symbol keys are looked for beside the elements.
   const LARGE_LENGTH = 1 << 16;
-  const IDENTIFIER = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
+  /** /^[a-zA-Z_][a-zA-Z_0-9]*$/ as a loop: runs for every key shown, and a RegExp match allocates. */
+  function isIdentifier(key) {
+    if (key.length === 0) return false;
+    for (let i = 0; i < key.length; i++) {
+      const c = $.charCodeAt(key, i);
+      const letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+      if (!letter && (i === 0 || c < 48 || c > 57)) return false;
+    }
+    return true;
+  }
 
   // ---- Safe property access and type information ----------------------------------------
   // prototypes, captured for checks made while formatting
@@ -95,7 +119,7 @@
   /** `obj[key]` if that is a data property, otherwise undefined. */
   function safeGet(obj, key) {
     const desc = findDesc(obj, key);
-    return desc !== undefined && 'value' in desc ? desc.value : undefined;
+    return desc !== undefined && hasOwn(desc, 'value') ? desc.value : undefined;
   }
 
   /** Brand check: does the built-in `fn` accept `value` as its receiver? */
@@ -134,9 +158,10 @@
     for (let o = proto; o !== null && chain.length < 1000; o = getProto(o)) $.push(chain, o);
     let ctor;
     let tagDesc;
-    for (const o of chain) {
+    for (let i = 0; i < chain.length; i++) {
+      const o = chain[i];
       if (ctor === undefined) ctor = ctorNameFrom(getDesc(o, 'constructor'), chain);
-      if (tagDesc === undefined) tagDesc = getDesc(o, Symbol.toStringTag);
+      if (tagDesc === undefined) tagDesc = getDesc(o, TO_STRING_TAG);
     }
     info = { chain, ctor, tagDesc, odd: !$.includes(chain, ObjectProto) };
     mapSet(ctx.protos, proto, info);
@@ -161,11 +186,11 @@
   // Symbol.toStringTag, shown only when inherited or non-enumerable (an own enumerable one
   // is printed as a property anyway). Only V8's typed-array getter is ever called.
   function toStringTag(ctx, value, info) {
-    let desc = getDesc(value, Symbol.toStringTag);
+    let desc = getDesc(value, TO_STRING_TAG);
     if (desc === undefined) desc = info.tagDesc;
     else if (ctx.showHidden || desc.enumerable) return '';
     if (desc === undefined) return '';
-    const tag = 'value' in desc ? desc.value : desc.get === typedArrayTagGetter ? typedArrayName(value) : '';
+    const tag = hasOwn(desc, 'value') ? desc.value : descGet(desc) === typedArrayTagGetter ? typedArrayName(value) : '';
     return typeof tag === 'string' ? tag : '';
   }
 
@@ -179,7 +204,8 @@
 
   function getKeys(ctx, value) {
     const keys = ctx.showHidden ? ownNames(value) : objectKeys(value);
-    for (const sym of ownSymbols(value)) if (ctx.showHidden || isEnumerable(value, sym)) $.push(keys, sym);
+    const symbols = ownSymbols(value);
+    for (let i = 0; i < symbols.length; i++) if (ctx.showHidden || isEnumerable(value, symbols[i])) $.push(keys, symbols[i]);
     return keys;
   }
 
@@ -224,6 +250,18 @@
   };
 
   /** Quote a string like Node: single quotes, else " or ` to avoid escaping quotes. */
+  /** `str` cut after each line break (each piece keeps its "\n"). */
+  function linesKeepingBreaks(str) {
+    const out = [];
+    let from = 0;
+    for (let at = $.indexOf(str, '\n'); at !== -1; at = $.indexOf(str, '\n', from)) {
+      $.push(out, $.slice(str, from, at + 1));
+      from = at + 1;
+    }
+    if (from < str.length) $.push(out, $.slice(str, from));
+    return out;
+  }
+
   function quote(str) {
     let open = "'";
     let re = ESCAPE_ALL;
@@ -233,7 +271,7 @@
       if (open !== "'") re = ESCAPE_NO_QUOTE;
     }
     re.lastIndex = 0; // testing first is much cheaper than a replace() that finds nothing
-    return open + (re.test(str) ? $.replace(str, re, escapeChar) : str) + open;
+    return open + ($.test(re, str) ? $.replace(str, re, escapeChar) : str) + open;
   }
 
   const formatNumber = (n) => (objectIs(n, -0) ? '-0' : `${n}`);
@@ -249,7 +287,7 @@
         }
         // Long multi-line strings print one quoted line at a time, joined by '+'.
         if (value.length > 16 && value.length > ctx.breakLength - ctx.indentationLvl - 4) {
-          return $.join($.map($.split(value, /(?<=\n)/), quote), ` +\n${$.repeat(' ', ctx.indentationLvl + 2)}`) + trailer;
+          return $.join($.map(linesKeepingBreaks(value), quote), ` +\n${$.repeat(' ', ctx.indentationLvl + 2)}`) + trailer;
         }
         return quote(value) + trailer;
       }
@@ -294,11 +332,12 @@
     try {
       return formatRaw(ctx, value, recurseTimes, typedArray);
     } catch (err) {
+      if (stopping()) throw err; // an interrupt thrown in a Proxy trap ends the cell, not the value
       ctx.seen.length = seenLength;
       ctx.indentationLvl = indentation;
       let overflow = false;
       try {
-        overflow = isProtoOf(RangeErrorProto_, err) && /call stack/.test(safeGet(err, 'message'));
+        overflow = isProtoOf(RangeErrorProto_, err) && $.test(/call stack/, safeGet(err, 'message'));
       } catch { /* a hostile thrown value: a plain failure */ }
       return leaf(ctx, overflow
         ? '[Object: Inspection interrupted prematurely. Maximum call stack size exceeded.]'
@@ -359,7 +398,7 @@
         base = functionBase(value, ctor, tag);
         if (empty()) brief = base;
       } else if (value !== RegExpProto_ && may(RegExpProto_) && hasBrand(regexpSource, value)) {
-        base = `/${regexpSource(value)}/${$.join($.map(regexpFlags, ([get, f]) => (get(value) ? f : '')), '')}`;
+        base = `/${regexpSource(value)}/${$.join($.map(regexpFlags, (flag) => (flag[0](value) ? flag[1] : '')), '')}`;
         const prefix = getPrefix(ctor, tag, 'RegExp');
         if (prefix !== 'RegExp ') base = `${prefix}${base}`;
         if (empty() || recurseTimes > ctx.depth) brief = base;
@@ -382,7 +421,7 @@
         $.unshift(keys, { name: 'byteLength', value: byteLength });
       } else if (may(DataViewProto_) && hasBrand(viewGetters[0][1], value)) {
         brace('DataView');
-        $.unshift(keys, ...$.map(viewGetters, ([name, get]) => ({ name, value: get(value) })));
+        for (let i = viewGetters.length - 1; i >= 0; i--) $.unshift(keys, { name: viewGetters[i][0], value: viewGetters[i][1](value) });
       } else if ($.includes(info.chain, PromiseProto_)) {
         brace('Promise', '<unknown>'); // a promise's state cannot be read synchronously from JS
       } else if (may(WeakSetProto_) && hasBrand(weakSetHas, value, {})) {
@@ -423,7 +462,7 @@
     const callee = getDesc(value, 'callee');
     const length = getDesc(value, 'length');
     return callee !== undefined && !callee.enumerable && length !== undefined && !length.enumerable &&
-      hasOwn(value, Symbol.iterator);
+      hasOwn(value, ITERATOR);
   }
 
   function isClassSource(src) {
@@ -447,7 +486,7 @@
       const superName = ctor === null ? '[null prototype]' : functionName(getProto(fn));
       return `[${base}${superName ? ` extends ${superName}` : ''}]`;
     }
-    const type = (FUNCTION_TYPES.find(([proto]) => isProtoOf(proto, fn)) || [0, 'Function'])[1];
+    const type = ($.find(FUNCTION_TYPES, (t) => isProtoOf(t[0], fn)) || [0, 'Function'])[1];
     const name = functionName(fn);
     let base = `[${type}${ctor === null ? ' (null prototype)' : ''}${name === '' ? ' (anonymous)' : `: ${name}`}]`;
     if (ctor !== type && ctor !== null) base += ` ${ctor}`;
@@ -469,8 +508,8 @@
   function stackString(err) {
     const desc = findDesc(err, 'stack');
     let stack;
-    if (desc !== undefined && 'value' in desc) stack = desc.value;
-    else if (desc !== undefined && desc.get !== undefined && desc.get === stackGetter) stack = getStack(err);
+    if (desc !== undefined && hasOwn(desc, 'value')) stack = desc.value;
+    else if (desc !== undefined && descGet(desc) !== undefined && descGet(desc) === stackGetter) stack = getStack(err);
     if (stack && isPrimitive(stack)) return $.String(stack);
     const name = safeGet(err, 'name');
     const message = safeGet(err, 'message');
@@ -485,7 +524,9 @@
     const message = safeGet(err, 'message');
     let stack = stackString(err);
     // Own enumerable name/message/stack already shown in the stack would print twice.
-    for (const key of ctx.showHidden ? [] : ['name', 'message', 'stack']) {
+    const shown = ctx.showHidden ? [] : ['name', 'message', 'stack'];
+    for (let i = 0; i < shown.length; i++) {
+      const key = shown[i];
       const at = $.indexOf(keys, key);
       const v = safeGet(err, key);
       if (at !== -1 && isPrimitive(v) && $.includes(stack, $.String(v))) $.splice(keys, at, 1);
@@ -516,7 +557,7 @@
     if (ctor !== null && !regular) return stack;
     let fallback = 'Error';
     if (ctor === null) {
-      const m = /^([A-Z][a-z_ A-Z0-9[\]()-]+)(?::|\n\s+at)/.exec(stack) || /^([a-z_A-Z0-9-]*Error)$/.exec(stack);
+      const m = $.exec(/^([A-Z][a-z_ A-Z0-9[\]()-]+)(?::|\n\s+at)/, stack) || $.exec(/^([a-z_A-Z0-9-]*Error)$/, stack);
       fallback = (m && m[1]) || '';
       len = fallback.length;
       fallback = fallback || 'Error';
@@ -599,10 +640,10 @@
     for (let i = 0; i < max; i++) $.push(output, leaf(ctx, formatPrimitive(ctx, value[i])));
     if (length > max) $.push(output, moreItems(length - max));
     if (ctx.showHidden) {
-      const hidden = [['BYTES_PER_ELEMENT', safeGet(value, 'BYTES_PER_ELEMENT')], ['length', length],
-        ...$.map(typedArrayHidden, ([key, get]) => [key, get(value)])];
+      const hidden = [['BYTES_PER_ELEMENT', safeGet(value, 'BYTES_PER_ELEMENT')], ['length', length]];
+      for (let i = 0; i < typedArrayHidden.length; i++) $.push(hidden, [typedArrayHidden[i][0], typedArrayHidden[i][1](value)]);
       ctx.indentationLvl += 2;
-      for (const [key, v] of hidden) $.push(output, `[${key}]: ${formatValue(ctx, v, recurseTimes, true)}`);
+      for (let i = 0; i < hidden.length; i++) $.push(output, `[${hidden[i][0]}]: ${formatValue(ctx, hidden[i][1], recurseTimes, true)}`);
       ctx.indentationLvl -= 2;
     }
     return output;
@@ -656,7 +697,7 @@
       // A proxy may list a key it does not describe; Node would then call its get trap.
       desc = getDesc(value, key) || { value: undefined, enumerable: true };
       // V8's built-in error `stack` accessor stands for a data property (as in Node 20).
-      if (desc.get !== undefined && desc.get === stackGetter) {
+      if (descGet(desc) !== undefined && descGet(desc) === stackGetter) {
         desc = { value: getStack(value), enumerable: desc.enumerable };
       }
     }
@@ -665,17 +706,17 @@
       ctx.indentationLvl += 2;
       str = formatValue(ctx, desc.value, recurseTimes);
       ctx.indentationLvl -= 2;
-    } else if (desc.get !== undefined) {
-      str = desc.set !== undefined ? '[Getter/Setter]' : '[Getter]';
+    } else if (descGet(desc) !== undefined) {
+      str = descSet(desc) !== undefined ? '[Getter/Setter]' : '[Getter]';
     } else {
-      str = desc.set !== undefined ? '[Setter]' : 'undefined';
+      str = descSet(desc) !== undefined ? '[Setter]' : 'undefined';
     }
     if (type === kArrayType) return str;
     let name;
     if (typeof key === 'symbol') name = `[${$.replace(symToString(key), ESCAPE_ALL, escapeChar)}]`;
     else if (key === '__proto__') name = "['__proto__']";
     else if (desc.enumerable === false) name = `[${$.replace(key, ESCAPE_ALL, escapeChar)}]`;
-    else name = IDENTIFIER.test(key) ? key : quote(key);
+    else name = isIdentifier(key) ? key : quote(key);
     return `${leaf(ctx, name)}: ${str}`;
   }
 
@@ -683,7 +724,7 @@
 
   function reduceToSingleString(ctx, output, base, braces, extrasType, recurseTimes, value) {
     let entriesLength = 0;
-    for (const entry of output) entriesLength += entry.length;
+    for (let i = 0; i < output.length; i++) entriesLength += output[i].length;
     const result = layout(ctx, output, base, braces, extrasType, recurseTimes, value);
     ctx.used += result.length - entriesLength; // entries were counted already
     if (ctx.used > ctx.maxChars) ctx.exhausted = true;
@@ -712,8 +753,8 @@
   function isBelowBreakLength(ctx, output, start, base) {
     let total = output.length + start;
     if (total + output.length > ctx.breakLength) return false;
-    for (const entry of output) {
-      total += entry.length;
+    for (let i = 0; i < output.length; i++) {
+      total += output[i].length;
       if (total > ctx.breakLength) return false;
     }
     return base === '' || !$.includes(base, '\n');
@@ -815,7 +856,8 @@
       const out = formatValue(ctx, value, 0);
       if (!ctx.exhausted && out.length <= ctx.maxChars) return out;
       return `${$.slice(out, 0, ctx.maxChars)}\n... (output truncated at ${ctx.maxChars} characters)`;
-    } catch {
+    } catch (err) {
+      if (stopping()) throw err;
       return fallbackText(value);
     }
   }
@@ -843,7 +885,7 @@
       return `${jsonStringify(arg)}`;
     } catch (err) {
       const message = primitiveString(safeGet(err, 'message'), '');
-      if (/circular/i.test(message)) return '[Circular]';
+      if ($.test(/circular/i, message)) return '[Circular]';
       return `[${primitiveString(safeGet(err, 'name'), 'Error')}: ${message}]`;
     }
   }
@@ -916,7 +958,8 @@
    * @returns {string}
    */
   function format(...args) {
-    return formatWithOptions(undefined, ...args);
+    $.unshift(args, undefined);
+    return apply(formatWithOptions, undefined, args);
   }
 
   /**
@@ -937,12 +980,13 @@
       // JSON.stringify would call an inherited toJSON: give up rather than run it. (The runtime
       // claims both places with an inert undefined, see intrinsics.js.)
       const inherited = [findDesc(ArrayProto_, 'toJSON'), findDesc(ObjectProto, 'toJSON')];
-      if ($.some(inherited, (d) => d !== undefined && (typeof d.value === 'function' || d.get || d.set))) return undefined;
+      if ($.some(inherited, (d) => d !== undefined && (typeof d.value === 'function' || descGet(d) || descSet(d)))) return undefined;
       const limit = typeof maxBytes === 'number' ? maxBytes : 10000000;
-      if (!jsonSafe(value, { size: 0, limit, stack: [] })) return undefined;
+      if (!jsonSafe(value, { size: 0, limit, stack: [], steps: 0 })) return undefined;
       const text = jsonStringify(value); // validated: plain data only, so no user code runs
       return text.length > limit ? undefined : text;
-    } catch {
+    } catch (err) {
+      if (stopping()) throw err; // the cell is being stopped: see jsonContainerSafe
       return undefined; // e.g. a stack overflow on absurdly deep nesting
     }
   }
@@ -979,8 +1023,10 @@
     $.push(state.stack, v);
     state.size += 2;
     for (let i = 0; i < names.length; i++) {
+      // a big value takes a while, and no injected interrupt check runs in here: look now and then
+      if ((++state.steps & 4095) === 0) checkStop();
       const desc = getDesc(v, array ? i : names[i]);
-      if (desc === undefined || !('value' in desc) || !desc.enumerable) return false;
+      if (desc === undefined || !(hasOwn(desc, 'value')) || !desc.enumerable) return false;
       if (!array) state.size += names[i].length + 3;
       if (!jsonSafe(desc.value, state)) return false;
     }

@@ -26,6 +26,9 @@
     return text.length <= 60 ? text : $.slice(text, 0, 59) + "…";
   }
 
+  // (no spreading or for…of: they iterate with Array.prototype[Symbol.iterator], which a cell may replace)
+  const cat = (a, b) => { const out = $.slice(a, 0); for (let i = 0; i < b.length; i++) $.push(out, b[i]); return out; };
+  const largest = (list, from) => { let m = from; for (let i = 0; i < list.length; i++) m = $.max(m, list[i]); return m; };
   const fit = (text, width) => (text.length <= width ? $.padEnd(text, width) : $.slice(text, 0, $.max(0, width - 1)) + "…");
 
   /**
@@ -43,27 +46,30 @@
     const maxCols = options.maxCols || (box ? 20 : 12);
     const shown = $.slice(rows, 0, maxRows);
     const cols = [];
-    for (const r of shown) for (const k of $.keys(r)) if (!$.includes(cols, k) && cols.length < maxCols) $.push(cols, k);
-    const head = box ? ["(index)", ...cols] : cols;
+    for (let i = 0; i < shown.length; i++) {
+      const keys = $.keys(shown[i]);
+      for (let j = 0; j < keys.length; j++) if (!$.includes(cols, keys[j]) && cols.length < maxCols) $.push(cols, keys[j]);
+    }
+    const head = box ? cat(["(index)"], cols) : cols;
     const body = $.map(shown, (r, i) => {
       const cells = $.map(cols, (c) => cellText(r[c], style));
-      return box ? [$.String(i), ...cells] : cells;
+      return box ? cat([$.String(i)], cells) : cells;
     });
-    const widths = $.map(head, (h, j) => $.min(40, $.max(h.length, ...$.map(body, (row) => row[j].length))));
+    const widths = $.map(head, (h, j) => $.min(40, largest($.map(body, (row) => row[j].length), h.length)));
     if (box) {
       const line = (row) => "│ " + $.join($.map(row, (c, j) => fit(c, widths[j])), " │ ") + " │";
       const bar = (l, m, r) => l + $.join($.map(widths, (w) => $.repeat("─", w + 2)), m) + r;
-      return $.join([bar("┌", "┬", "┐"), line(head), bar("├", "┼", "┤"), ...$.map(body, line), bar("└", "┴", "┘")], "\n");
+      return $.join(cat(cat([bar("┌", "┬", "┐"), line(head), bar("├", "┼", "┤")], $.map(body, line)), [bar("└", "┴", "┘")]), "\n");
     }
     const limit = options.width || 120;
-    const total = () => widths.reduce((a, w) => a + w, 0) + 3 * (widths.length - 1);
+    const total = () => { let sum = 3 * (widths.length - 1); for (let i = 0; i < widths.length; i++) sum += widths[i]; return sum; };
     while (total() > limit) { // narrow the widest column until the table fits the terminal
-      const j = $.lastIndexOf(widths, $.max(...widths));
+      const j = $.lastIndexOf(widths, largest(widths, -Infinity));
       if (widths[j] <= 4) break;
       widths[j] -= 1;
     }
     const line = (row) => $.join($.map(row, (c, j) => fit(c, widths[j])), "   ");
-    const text = $.replace($.join([line(head), $.repeat("─", total()), ...$.map(body, line)], "\n"), /\s+$/, "");
+    const text = $.replace($.join(cat([line(head), $.repeat("─", total())], $.map(body, line)), "\n"), /\s+$/, "");
     return rows.length > shown.length ? `${text}\n… ${rows.length - shown.length} more rows` : text;
   };
 })();

@@ -19,8 +19,8 @@
   // is what user code can actually observe (e.name === 'DataCloneError').
   function domError(name, code, message) {
     const err = new Error(message);
-    Object.defineProperty(err, 'name', { value: name, writable: true, configurable: true });
-    Object.defineProperty(err, 'code', { value: code, writable: true, configurable: true });
+    Object.defineProperty(err, 'name', { __proto__: null, value: name, writable: true, configurable: true });
+    Object.defineProperty(err, 'code', { __proto__: null, value: code, writable: true, configurable: true });
     return err;
   }
 
@@ -39,9 +39,21 @@
 
   // ---------------------------------------------------------------- encoding
 
+  /** The UTF-8 length of a well-formed string (toUSV made it so). */
+  function utf8Length(str) {
+    let n = 0;
+    for (let i = 0; i < str.length; i++) {
+      const c = str.charCodeAt(i);
+      n += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? (i++, 4) : 3;
+    }
+    return n;
+  }
+
   function utf8Encode(str) {
     const len = str.length;
-    const out = new Uint8Array(len * 3); // worst case: every UTF-16 unit becomes 3 bytes
+    // worst case: every UTF-16 unit becomes 3 bytes; unless that passes the array buffer limit (buffers.js)
+    const limit = typeof __mk$L === 'function' ? __mk$L() : 0;
+    const out = new Uint8Array(limit === 0 || len * 3 <= limit ? len * 3 : utf8Length(str));
     let j = 0;
     for (let i = 0; i < len; i++) {
       let c = str.charCodeAt(i);
@@ -294,7 +306,7 @@
     // A bare promise job would turn a throw into a silently unhandled rejection; catch and report instead.
     Promise.resolve().then(() => {
       // an interrupted cell stops here too: a callback that queues itself forever never checks a flag
-      if (typeof __mk$f !== 'undefined' && __mk$f[0]) return;
+      if (typeof __mk$s !== 'undefined' && __mk$s()) return;
       try { callback(); } catch (err) { if (typeof globalThis.reportError === 'function') globalThis.reportError(err); }
     });
   }

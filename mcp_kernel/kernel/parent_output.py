@@ -1,0 +1,42 @@
+"""A cell's output as IOPub messages, sent with the parent of the request that started the cell.
+
+Everything a cell shows goes through :meth:`ParentOutput.publish`, so a named session's record
+(recording.py) is given exactly what went out: the messages after masking and bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .kernel import MCPKernel
+
+#: Hears every message a cell's output sent: (step key, msg_type, content).
+Tee = Callable[[str, str, dict[str, Any]], None]
+
+
+class ParentOutput:
+    """A cell's output as IOPub messages with the parent of the request that started the cell."""
+
+    def __init__(self, kernel: MCPKernel, parent: dict[str, Any], tee: Tee | None = None, key: str = "") -> None:
+        self.kernel = kernel
+        self.parent = parent
+        self.tee = tee
+        self.key = key
+
+    def publish(self, msg_type: str, content: dict[str, Any]) -> None:
+        k = self.kernel
+        k.session.send(k.iopub_socket, msg_type, content, parent=self.parent, ident=k._topic(msg_type))
+        if self.tee is not None:
+            self.tee(self.key, msg_type, content)
+
+    def stream(self, name: str, text: str) -> None:
+        self.publish("stream", {"name": name, "text": text})
+
+    def display(self, data: dict[str, Any], metadata: dict[str, Any], display_id: str | None, update: bool) -> None:
+        msg_type = "update_display_data" if update and display_id else "display_data"
+        self.publish(msg_type, {"data": data, "metadata": metadata, "transient": {"display_id": display_id} if display_id else {}})
+
+    def clear_output(self, wait: bool) -> None:
+        self.publish("clear_output", {"wait": wait})
