@@ -186,6 +186,46 @@ def test_ipykernel_private_names_still_exist() -> None:
     assert "_buffers" in names and "_buffer_lock" in names, "OutStream keeps its buffers in _buffers under _buffer_lock"
 
 
+def test_iopub_sent_waits_for_what_the_iopub_thread_had_queued() -> None:
+    """jupyter console printed the next prompt before a cell's console.log line on a busy machine: the
+    reply overtook output still queued for ipykernel's IOPub thread. The reply now waits for the queue."""
+    import threading
+
+    import zmq
+    from ipykernel.iostream import BackgroundSocket, IOPubThread
+
+    ctx = zmq.Context()
+    pub = ctx.socket(zmq.PUB)
+    pub.bind("inproc://iopub-sent-test")
+    thread = IOPubThread(pub)
+    thread.start()
+    socket = BackgroundSocket(thread)
+    gate, sent = threading.Event(), []
+    thread.schedule(lambda: gate.wait(30))  # the IOPub thread is busy (a loaded machine)
+    thread.schedule(lambda: sent.append("the cell's output"))
+
+    async def reply() -> None:
+        waiting = asyncio.ensure_future(compat.iopub_sent(socket))
+        await asyncio.sleep(0.3)
+        assert not waiting.done() and sent == [], "the reply went ahead of output still queued"
+        gate.set()
+        await asyncio.wait_for(waiting, 30)
+        assert sent == ["the cell's output"]
+
+    try:
+        asyncio.run(reply())
+    finally:
+        gate.set()
+        thread.stop()
+        thread.close()
+        ctx.term()
+
+    async def after_shutdown() -> None:  # the thread is gone: nothing to wait for
+        await asyncio.wait_for(compat.iopub_sent(socket), 5)
+
+    asyncio.run(after_shutdown())
+
+
 def test_ipykernels_tcp_warning_is_dropped_for_loopback_kernels_only() -> None:
     """Issue 23, item 12: kernel/app.py filters ipykernel's TCP warning by its text and logger: both pinned here."""
     import logging

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 from collections.abc import Awaitable, Callable
@@ -88,6 +89,33 @@ def input_request(kernel: Any, prompt: str, password: bool = False, stop: thread
 
 
 _STDIN = threading.Lock()
+
+
+async def iopub_sent(socket: Any, timeout: float = 10.0) -> None:
+    """Wait until ipykernel's IOPub thread has sent every message queued before this call.
+
+    ``session.send(kernel.iopub_socket, …)`` only queues a message for the IOPub thread, while the
+    shell reply goes out at once from the shell's thread. On a busy machine the reply could overtake
+    the cell's output, and ``jupyter console`` printed the next prompt before ``console.log``'s line.
+    ipykernel orders them by flushing ``sys.stdout`` before each reply, a flush :func:`skip_empty_flush`
+    makes free when nothing went through it, which is always so for a cell's JS output. The thread
+    runs its queue in order, so a marker scheduled now runs after those messages were handed to zmq.
+    Waiting on it is a loop turn, never a blocked loop; a thread that is gone (shutdown) is not waited for.
+    """
+    io_thread = getattr(socket, "io_thread", None)
+    thread = getattr(io_thread, "thread", None)
+    if io_thread is None or thread is None or not thread.is_alive():
+        return
+    loop = asyncio.get_running_loop()
+    sent = loop.create_future()
+
+    def mark() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits any more
+            loop.call_soon_threadsafe(lambda: sent.done() or sent.set_result(None))
+
+    io_thread.schedule(mark)
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(sent, timeout)
 
 
 def protocol_version() -> str:

@@ -276,13 +276,20 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
                 self.abort_before_reply()  # queued cells are aborted; the next one sent after the reply is not
             if recording:
                 await recording.end(key, self.execution_count, False, result.calls)
+            await self._output_sent(output)
             return {"status": "error", "execution_count": self.execution_count, "user_expressions": {}, **content}
         if result.data is not None and output is not None:
             output.publish("execute_result", {"execution_count": self.execution_count, "data": result.data, "metadata": {}})
         if recording:
             await recording.end(key, self.execution_count, True, result.calls)
         expressions = await self._user_expressions(user_expressions or {})
+        await self._output_sent(output)
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": expressions}
+
+    async def _output_sent(self, output: ParentOutput | None) -> None:
+        """A cell's output is on the wire before its reply: a terminal client prints what came before the reply."""
+        if output is not None and output.published:
+            await compat.iopub_sent(self.iopub_socket)
 
     async def _user_expressions(self, expressions: dict[str, Any]) -> dict[str, Any]:
         """Each expression evaluated after the cell (as the messaging spec says), each with its own outcome.

@@ -24,10 +24,12 @@ class ParentOutput:
         self.parent = parent
         self.tee = tee
         self.key = key
+        self.published = False  # the reply then waits for IOPub to send it (compat.iopub_sent)
 
     def publish(self, msg_type: str, content: dict[str, Any]) -> None:
         k = self.kernel
         k.session.send(k.iopub_socket, msg_type, content, parent=self.parent, ident=k._topic(msg_type))
+        self.published = True
         if self.tee is not None:
             self.tee(self.key, msg_type, content)
 
