@@ -185,3 +185,24 @@ def test_cancelling_the_retry_interrupts_the_step(tmp_path: Path) -> None:
         assert after.structured_content["value"] == {"answered": True, "ran": True, "stopped": True}, text(after)
 
     drive(tmp_path, "stdio", person, work)
+
+
+def test_a_plan_is_approved_by_a_2026_client_as_one_question(tmp_path: Path) -> None:
+    from test_serve_approvals import PLAN, write_ledger
+
+    write_ledger(tmp_path)
+    person = Person()
+
+    async def work(client: Client) -> None:
+        plan = json.loads(text(await run(client, PLAN)))
+        person.answers.append(types.ElicitResult(action="accept", content={"yes": True}))
+        applied = await run(client, "(await plan.apply()).map((r) => r.ok)")
+        assert json.loads(text(applied)) == [True] * 5, text(applied)
+        assert len(person.asked) == 1
+        assert person.asked[0].message == f'Apply plan {plan}: 5 calls, which may change or delete data?\n  ledger.put: 5 calls, the first with\n    key: "k0"'
+        await run(client, PLAN)
+        refused = await run(client, "let code; try { await plan.apply() } catch (e) { code = e.code }; code")  # no answer left: declined
+        assert json.loads(text(refused)) == "declined"
+        assert json.loads(text(await run(client, "(await mcp.ledger.entries()).ran"))) == [f"put k{i}" for i in range(5)]
+
+    drive(tmp_path, "stdio", person, work)
