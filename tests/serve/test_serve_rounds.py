@@ -116,7 +116,8 @@ def test_an_upstream_elicitation_reaches_a_2026_client_whole(tmp_path: Path, tra
     assert "Ada" in text(result)
 
 
-def test_a_forged_or_replayed_request_state_is_refused_and_the_step_stays_answerable(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_forged_or_replayed_request_state_is_refused_and_the_step_stays_answerable(tmp_path: Path, transport: str) -> None:
     write_config(tmp_path)
     person = Person()
 
@@ -140,7 +141,7 @@ def test_a_forged_or_replayed_request_state_is_refused_and_the_step_stays_answer
         assert text(again).startswith("run: this answer's question is no longer waiting: it was answered already")
         assert text(await run(client, "n + 1")) == "2"
 
-    drive(tmp_path, "stdio", person, work)
+    drive(tmp_path, transport, person, work)
 
 
 def test_a_client_that_never_answers_leaves_a_usable_session(tmp_path: Path) -> None:
