@@ -91,7 +91,7 @@ PREFIX_NOTES: dict[str, dict[str, str]] = {
         "tasks-": "not claimed: the demo has no task tools (the tasks extension); " + _FIXTURE.format("ones (slow_compute, …)"),
     },
     "serve": {
-        "input-required-result-": "not claimed: mcp2repl serve cannot ask a 2026-07-28 client mid-request; "
+        "input-required-result-": "a step's questions do reach a 2026-07-28 client as InputRequiredResult (tests/serve/test_serve_rounds.py); the scenario "
         + _NOT_OURS.format("tools that ask (test_tool_with_elicitation, …)"),
         "tasks-": "not claimed: mcp2repl serve has no task tools; " + _NOT_OURS.format("ones (slow_compute, …)"),
     },

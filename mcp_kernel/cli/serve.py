@@ -12,14 +12,14 @@ import os
 import sys
 
 from ..serve.options import ServeOptions, is_loopback
-from .options import USAGE, UsageError, add_limit_options, add_server_options, check_config, limits_from, make_parser, servers_from
+from .options import USAGE, UsageError, _number, add_limit_options, add_server_options, check_config, limits_from, make_parser, servers_from
 
 DESCRIPTION = """\
 Serve mcp2repl to an MCP client: tools run (code as one step of a persistent session), search_tools,
 describe_tool and list_servers, over stdio (default) or Streamable HTTP at /mcp (--http)."""
 EPILOG = """\
 environment (flags override): MCP2REPL_CONFIG, MCP2REPL_SERVER, MCP2REPL_PROFILE, MCP2REPL_SESSION,
-MCP2REPL_TIMEOUT, MCP2REPL_MAX_OUTPUT_CHARS, MCP2REPL_ARTIFACT_DIR, MCP2REPL_IDLE_TIMEOUT,
+MCP2REPL_TIMEOUT, MCP2REPL_MAX_OUTPUT_CHARS, MCP2REPL_ARTIFACT_DIR, MCP2REPL_IDLE_TIMEOUT, MCP2REPL_ANSWER_WAIT,
 MCP2REPL_SERVE_TOKEN (the HTTP bearer token; else one is generated into .mcp2repl/serve-token)."""
 
 
@@ -33,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
     add_limit_options(out, timeout_help="a step's time limit when its run gives no timeout_s (default: none)")
     out.add_argument("--session", metavar="NAME", help="run every step in this named session (the one mcp2repl --session NAME uses)")
     out.add_argument("--idle-timeout", metavar="SECONDS", help="close an HTTP client's session after this long unused (default 3600)")
+    out.add_argument("--answer-wait", metavar="SECONDS", help="how long a step that asked a 2026-07-28 client waits for its answer (default 600)")
     return p
 
 
@@ -45,6 +46,7 @@ def parse(argv: list[str], environ: dict[str, str] | None = None) -> ServeOption
     o.allow_remote = ns.allow_remote
     idle = limits_from(ns, env, idle=True).get("idle_timeout")
     o.idle_timeout = idle or o.idle_timeout
+    o.answer_wait = _number("--answer-wait", ns.answer_wait, "MCP2REPL_ANSWER_WAIT", env, float) or o.answer_wait
     if ns.http is not None:
         o.http = _address(ns.http)
         if not is_loopback(o.http[0]) and not o.allow_remote:

@@ -1,7 +1,7 @@
 """The MCP server: the SDK's low-level ``Server`` with four tools mapped to Session steps.
 
 Requests are the SDK's business (JSON-RPC, the handshake of either protocol era, cancellation,
-progress tokens, elicitation round trips); this module only decides which session a request's step
+progress tokens, elicitation round trips, sealing a 2026-07-28 retry's requestState); this module only decides which session a request's step
 runs in (sessions.py), runs it so that a client's cancel interrupts it like Ctrl-C while its state
 is kept, and turns the result into MCP content (content.py).
 """
@@ -12,25 +12,23 @@ import asyncio
 import logging
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 from .. import __version__
-from ..client.result import NO_DATA, StepError, StepResult
+from ..client.result import NO_DATA
 from .asking import ClientAsker, can_ask
 from .backends import ApiError, InProcess
-from .content import Images, data_result, describe_text, error_result, search_text, servers_text, step_result
+from .content import Images, data_result, describe_text, error_result, search_text, servers_text
 from .options import ServeOptions
-from .progress import StepProgress
+from .rounds import RoundAsker, Running, Suspended, asks_by_rounds
 from .sessions import SHARED, STDIO, Backend, Sessions
 from .tools import INSTRUCTIONS, TOOLS, problem
 
 log = logging.getLogger(__name__)
 
-#: Seconds a cancelled step gets to stop after its interrupt before the request is let go anyway.
-STOP_GRACE = 30.0
 #: How long list_servers waits for servers still starting (seconds).
 SERVERS_WAIT = 20.0
 
@@ -48,11 +46,17 @@ class ServeApp:
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
         )
+        # requestState sealed and checked by the SDK: encrypted, bound to the call, expiring a minute after its step stops waiting
+        security = RequestStateSecurity.ephemeral(ttl=options.answer_wait + 60)
+        self.server.middleware.append(RequestStateBoundary(security, default_audience="mcp2repl"))
+        self.suspended = Suspended(options.answer_wait)
 
     async def list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=TOOLS)
 
-    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
+        if params.request_state is not None:  # a retry with the answer to a suspended step's question (rounds.py)
+            return await self.suspended.resume(ctx, params)
         args = params.arguments or {}
         if (why := problem(params.name, args)) is not None:
             return error_result(why)
@@ -73,37 +77,16 @@ class ServeApp:
 
     # ---- run --------------------------------------------------------------------------------------
 
-    async def run(self, ctx: ServerRequestContext[Any], backend: Backend, args: dict[str, Any]) -> types.CallToolResult:
-        images = Images()
-        progress = StepProgress(lambda n, text: ctx.session.report_progress(n, None, text)) if _progress_token(ctx) is not None else None
-
-        def listen(kind: str, content: dict[str, Any]) -> None:
-            images.listen(kind, content)
-            if progress is not None:
-                progress.listen(kind, content)
-
-        ask = ClientAsker(ctx.session, ctx.request_id, backend.redact) if isinstance(backend, InProcess) and can_ask(ctx.session) else None
+    async def run(self, ctx: ServerRequestContext[Any], backend: Backend, args: dict[str, Any]) -> types.CallToolResult | types.InputRequiredResult:
+        running = Running(backend, Images())
+        ask: ClientAsker | None = None
+        if isinstance(backend, InProcess) and can_ask(ctx.session):
+            ask = ClientAsker(ctx.session, ctx.request_id, backend.redact)
+        elif isinstance(backend, InProcess) and asks_by_rounds(ctx.session):
+            ask = RoundAsker(ctx.session, running, backend.redact)
         data = args["data"] if "data" in args else NO_DATA
-        ticket = object()
-        step = asyncio.ensure_future(backend.step(args["code"], data, args.get("timeout_s"), ask, listen, ticket))
-        ticker = asyncio.ensure_future(_quietly(progress.run())) if progress is not None else None
-        try:
-            result = await asyncio.shield(step)
-        except asyncio.CancelledError:  # notifications/cancelled, or the client went away: like Ctrl-C
-            if backend.running is ticket:
-                backend.interrupt()
-            else:  # still waiting for an earlier step of its session: it never starts
-                step.cancel()
-            with anyio.CancelScope(shield=True):
-                await asyncio.wait({step}, timeout=STOP_GRACE)
-            raise
-        except Exception as exc:  # a broken step must still answer, with what happened
-            log.exception("a step failed inside mcp2repl")
-            result = StepResult(error=StepError("InternalError", f"mcp2repl could not run the step: {type(exc).__name__}: {exc}", ""))
-        finally:
-            if ticker is not None:
-                ticker.cancel()
-        return step_result(result, images)
+        running.step = asyncio.ensure_future(backend.step(args["code"], data, args.get("timeout_s"), ask, running.listen, running.ticket))
+        return await self.suspended.follow(ctx, running)
 
     # ---- search_tools, describe_tool, list_servers ------------------------------------------------
 
@@ -119,18 +102,3 @@ class ServeApp:
             return data_result({"servers": rows}, servers_text(rows))
         except ApiError as exc:
             return error_result(f"{name}: {exc}")
-
-
-def _progress_token(ctx: ServerRequestContext[Any]) -> Any:
-    meta: Any = ctx.meta or {}
-    return meta.get("progressToken", meta.get("progress_token")) if isinstance(meta, dict) else getattr(meta, "progress_token", None)
-
-
-async def _quietly(ticking: Any) -> None:
-    """Progress is a courtesy: a client that cannot take it (gone, or a closed stream) must not end the step."""
-    try:
-        await ticking
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        log.debug("progress notification failed", exc_info=True)

@@ -67,7 +67,7 @@ class ClientAsker:
     async def __call__(self, prompt: str) -> str:
         schema, answer = question_schema(prompt)
         text = self.redact(CHOICES.sub("", LEGEND.sub("", prompt)).strip() or prompt)
-        result = await self.session.elicit_form(text, schema, related_request_id=self.request_id)
+        result = await self.form(text, schema)
         if result.action != "accept":
             return ""  # declined or cancelled: the default answer, which never runs a destructive tool
         return answer(result.content or {})
@@ -79,5 +79,14 @@ class ClientAsker:
             caps = self.session.client_capabilities
             if caps is None or caps.elicitation is None or caps.elicitation.url is None:
                 return types.ElicitResult(action="decline")  # the client cannot open links for its person
-            return await self.session.elicit_url(message, params.url, params.elicitation_id, related_request_id=self.request_id)
-        return await self.session.elicit_form(message, params.requested_schema, related_request_id=self.request_id)
+            return await self.url(message, params.url, params.elicitation_id)
+        return await self.form(message, params.requested_schema)
+
+    # How a question reaches the client: here a request inside the run request (2025-11-25);
+    # rounds.RoundAsker sends it as the run's InputRequiredResult instead (2026-07-28).
+
+    async def form(self, message: str, schema: dict[str, Any]) -> types.ElicitResult:
+        return await self.session.elicit_form(message, schema, related_request_id=self.request_id)
+
+    async def url(self, message: str, url: str, elicitation_id: str) -> types.ElicitResult:
+        return await self.session.elicit_url(message, url, elicitation_id, related_request_id=self.request_id)

@@ -42,6 +42,7 @@ async def _stdio(options: ServeOptions) -> None:
             app.sessions.for_connection(STDIO)  # V8 and the servers start while the client initializes
             await app.server.run(read, write, app.server.create_initialization_options())
     finally:
+        app.suspended.close()
         await app.sessions.close()
 
 
@@ -66,4 +67,5 @@ async def _http(options: ServeOptions) -> None:
     try:
         await uvicorn.Server(config).serve(sockets=[sock])
     finally:
+        app.suspended.close()
         await app.sessions.close()

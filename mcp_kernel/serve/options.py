@@ -9,6 +9,8 @@ from ..client.trust import is_loopback as is_loopback  # here for serve's module
 
 #: Seconds without a request after which an HTTP client's in-process session is closed.
 DEFAULT_IDLE = 3600.0
+#: Seconds a step that asked a 2026-07-28 client waits for the retry with its answer before it is interrupted.
+DEFAULT_ANSWER_WAIT = 600.0
 #: Where a generated HTTP token is written (owner-only), under the working directory.
 TOKEN_FILE = Path(".mcp2repl") / "serve-token"
 
@@ -27,5 +29,6 @@ class ServeOptions:
     http: tuple[str, int] | None = None  # (host, port): Streamable HTTP at /mcp instead of stdio
     allow_remote: bool = False
     idle_timeout: float = DEFAULT_IDLE
+    answer_wait: float = DEFAULT_ANSWER_WAIT  # a suspended step's wait for its client's answer (rounds.py)
     token: str | None = None  # MCP2REPL_SERVE_TOKEN; None: generated at start
     cwd: Path = field(default_factory=Path.cwd)

@@ -34,6 +34,8 @@ def test_options_come_from_flags_then_the_environment() -> None:
     assert parse(["--http", "[::1]:9000"], {}).http == ("::1", 9000)
     assert parse(["--session", "agent"], {}).session == "agent"
     assert parse([], {"MCP2REPL_SESSION": "from-env"}).session == "from-env"
+    assert (parse([], {}).answer_wait, parse([], {"MCP2REPL_ANSWER_WAIT": "90"}).answer_wait) == (600.0, 90.0)
+    assert parse(["--answer-wait", "5"], {"MCP2REPL_ANSWER_WAIT": "90"}).answer_wait == 5.0
 
 
 @pytest.mark.parametrize(
@@ -44,6 +46,7 @@ def test_options_come_from_flags_then_the_environment() -> None:
         (["--http", "host:port"], "--http host:port: give [HOST:]PORT with a port from 1 to 65535 (0: any free one)"),
         (["--session", "../x"], "invalid session name '../x': use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"),
         (["--timeout", "soon"], "--timeout must be a number, not 'soon'"),
+        (["--answer-wait", "later"], "--answer-wait must be a number, not 'later'"),
         (["--max-output-chars", "10"], "--max-output-chars must be at least 200, not 10"),
         (["-e", "1"], "unrecognized arguments: -e 1"),
         (["--config", "/nonexistent/mcp.json"], "--config /nonexistent/mcp.json: no such file"),
