@@ -17,7 +17,7 @@ import _socket  # socket.py imports enum, selectors…: 5-20 ms a step; the conn
 import os
 import stat
 import sys
-from _collections_abc import Callable  # loaded by os already (collections.abc imports collections)
+from _collections_abc import Callable, Iterator  # loaded by os already (collections.abc imports collections)
 
 #: Flags that take a value, and flags that do not, of the commands served through the socket.
 VALUED = {"--session", "-e", "--eval", "--timeout"}
@@ -31,28 +31,37 @@ def pack(fields: list[bytes]) -> bytes:
     return b"".join(b"%d:%s" % (len(field), field) for field in fields)
 
 
-def unpack(read: Callable[[int], bytes], count: int, limit: int) -> list[bytes] | None:
-    """``count`` netstrings from ``read`` (as ``recv``: b"" at the end), or None if cut short, malformed or past ``limit``."""
-    buf, fields, pos = bytearray(), [], 0
-    while len(fields) < count:
+def netstrings(read: Callable[[int], bytes], limit: int) -> Iterator[bytes]:
+    """The netstrings ``read`` (as ``recv``: b"" at the end) brings, until it ends or one is malformed or past ``limit``."""
+    buf, pos = bytearray(), 0
+    while True:
         colon = buf.find(b":", pos)
         if colon < 0:
             if len(buf) - pos > 20:
-                return None
+                return
         else:
             head = bytes(buf[pos:colon])
             if not head.isdigit() or int(head) > limit:
-                return None
+                return
             end = colon + 1 + int(head)
             if len(buf) >= end:
-                fields.append(bytes(buf[colon + 1 : end]))
+                yield bytes(buf[colon + 1 : end])
                 pos = end
                 continue
         more = read(65536)
         if not more:
-            return None
+            return
         buf += more
-    return fields
+
+
+def unpack(read: Callable[[int], bytes], count: int, limit: int) -> list[bytes] | None:
+    """``count`` netstrings from ``read``, or None if cut short, malformed or past ``limit``."""
+    fields = []
+    for field in netstrings(read, limit):
+        fields.append(field)
+        if len(fields) == count:
+            return fields
+    return None
 
 
 def recognised(argv: list[str]) -> str | None:
@@ -138,23 +147,17 @@ def run(argv: list[str]) -> int | None:
         reply = _answer(sock)
     finally:
         sock.close()
-    if reply is None or reply[0] == b"fallback":
+    if reply is None:
         if stdin is not None:  # the usual way reads it again
             import io
 
             sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-        return None
-    for stream, text in ((sys.stdout, reply[1]), (sys.stderr, reply[2])):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
-        stream.write(text.decode("utf-8", "surrogatepass"))
-        stream.flush()
-    return int(reply[0])
+    return reply
 
 
-def _answer(sock: _socket.socket) -> list[bytes] | None:
-    """The reply (status, stdout, stderr); Ctrl-C closes our side, which interrupts the step, and its reply is still read."""
-    got: list[bytes] = []
+def _answer(sock: _socket.socket) -> int | None:
+    """The step's output as it comes (frames ``o``/``e`` TEXT), then its status (``x`` N); None: ``f`` (fall back)
+    or no answer. Ctrl-C closes our side, which interrupts the step, and the rest is still read."""
 
     def read(size: int) -> bytes:
         while True:
@@ -166,5 +169,20 @@ def _answer(sock: _socket.socket) -> list[bytes] | None:
                 except OSError:
                     pass
 
-    got = unpack(read, 3, 1 << 40) or []
-    return got or None
+    fields, said = netstrings(read, 1 << 40), False
+    for kind in fields:
+        payload = next(fields, None)
+        if payload is None or kind == b"f":
+            break
+        said = True
+        if kind == b"x":
+            return int(payload)
+        stream = sys.stdout if kind == b"o" else sys.stderr
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+        stream.write(payload.decode("utf-8", "surrogatepass"))
+        stream.flush()
+    if said:  # the step ran: never again the usual way
+        sys.stderr.write("mcp2repl: error: the session's kernel closed the step's connection before its end (did it die?)\n")
+        return 2
+    return None

@@ -11,8 +11,8 @@ printed: both paths print the same bytes and exit with the same status by constr
 
 from __future__ import annotations
 
-import io
 import traceback
+from typing import TextIO
 
 from ..client.registry import SessionError
 from . import render, sessions
@@ -28,13 +28,13 @@ def _not_served(o: Options, name: str) -> str | None:
     return None
 
 
-#: A served step's reply: its exit status, stdout and stderr; or why the client must run it itself.
-Reply = tuple[int, str, str] | str
+#: A served step's reply: its exit status (its output went to ``out`` and ``err`` as it came); or why the client must run it itself.
+Reply = int | str
 
 
-def run(argv: list[str], env: dict[str, str], stdin: bytes | None, name: str, watch: sessions.Watch) -> Reply:
-    """Step ``argv`` (with the client's MCP2REPL_* ``env`` and ``stdin``) as the command would in its own process."""
-    out, err = io.StringIO(), io.StringIO()
+def run(argv: list[str], env: dict[str, str], stdin: bytes | None, name: str, watch: sessions.Watch, pid: int, out: TextIO, err: TextIO) -> Reply:
+    """Step ``argv`` (with the client's MCP2REPL_* ``env`` and ``stdin``) as the command would in its own process;
+    what it prints goes to ``out`` and ``err`` (the client's, live: a busy session's notice is said as it waits)."""
     as_json = "--json" in argv
     try:
         o = parse(argv, env)
@@ -42,7 +42,7 @@ def run(argv: list[str], env: dict[str, str], stdin: bytes | None, name: str, wa
         if why := _not_served(o, name):
             return why
         code = program(o, stdin)
-        result, limit = sessions.step(o, code, [], err=err, watch=watch)
+        result, limit = sessions.step(o, code, [], err=err, watch=watch, pid=pid)
         assert result is not None  # a plain step has code
         status = render.envelope(result, out, limit=limit, trace=o.trace) if o.json else render.human(result, out, err, quiet=o.quiet)
     except UsageError as exc:
@@ -52,4 +52,4 @@ def run(argv: list[str], env: dict[str, str], stdin: bytes | None, name: str, wa
     except Exception:  # noqa: BLE001 - said to the client as its own process would: a traceback, status 1
         err.write(traceback.format_exc())
         status = 1
-    return status, out.getvalue(), err.getvalue()
+    return status

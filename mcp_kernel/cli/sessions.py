@@ -39,7 +39,7 @@ def start_options(o: Options) -> StartOptions:
 
 
 def step(
-    o: Options, code: str | None, helpers: list[tuple[str, str]], err: TextIO | None = None, watch: Watch | None = None
+    o: Options, code: str | None, helpers: list[tuple[str, str]], err: TextIO | None = None, watch: Watch | None = None, pid: int | None = None
 ) -> tuple[StepResult | None, int]:
     """Run the helpers and the program as steps of session ``o.session`` (None when only restarting),
     and the step's output limit (what bounds its --json envelope): its own, else the session's.
@@ -55,6 +55,7 @@ def step(
         notify=lambda text: notice(text, o.quiet, err),
         client=f"mcp2repl --session {o.session}",
         kind="cli",
+        pid=pid,
     )
     for line in session.notices:
         notice(line, o.quiet, err)

@@ -75,7 +75,7 @@ def _handle(conn: socket.socket, files: SessionFiles) -> None:
     from . import served
 
     with conn:
-        _pid, uid, _gid = _CRED.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CRED.size))
+        pid, uid, _gid = _CRED.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CRED.size))
         if uid != os.getuid():
             return  # another user's process: not a word
         request = _request(conn)
@@ -84,10 +84,29 @@ def _handle(conn: socket.socket, files: SessionFiles) -> None:
         argv, env, cwd, stdin = request
         reply: served.Reply = "another folder"
         if os.path.realpath(cwd) == os.path.realpath(files.cwd):
-            reply = served.run(argv, env, stdin, files.name, _hang_up_interrupts(conn))
-        fields = [b"fallback", reply.encode(), b""] if isinstance(reply, str) else [b"%d" % reply[0], *(t.encode("utf-8", "surrogatepass") for t in reply[1:])]
-        with contextlib.suppress(OSError):  # the client went away: its step was interrupted, nobody reads this
-            conn.sendall(pack(fields))
+            out, err = _Live(conn, b"o"), _Live(conn, b"e")
+            reply = served.run(argv, env, stdin, files.name, _hang_up_interrupts(conn), pid, out, err)  # type: ignore[arg-type]
+        _send(conn, [b"f", reply.encode()] if isinstance(reply, str) else [b"x", b"%d" % reply])
+
+
+def _send(conn: socket.socket, fields: list[bytes]) -> None:
+    with contextlib.suppress(OSError):  # the client went away: its step was interrupted, nobody reads this
+        conn.sendall(pack(fields))
+
+
+class _Live:
+    """A text stream whose every write is a frame to the client (``o``: stdout, ``e``: stderr)."""
+
+    def __init__(self, conn: socket.socket, kind: bytes) -> None:
+        self.conn, self.kind = conn, kind
+
+    def write(self, text: str) -> int:
+        if text:
+            _send(self.conn, [self.kind, text.encode("utf-8", "surrogatepass")])
+        return len(text)
+
+    def flush(self) -> None:
+        """Every write is sent at once."""
 
 
 def _request(conn: socket.socket) -> tuple[list[str], dict[str, str], str, bytes | None] | None:
