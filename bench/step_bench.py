@@ -12,7 +12,9 @@ interleaved, ratios taken per run):
   thread here, answering at once) and prints the answer: what a step through a resident helper
   could cost at best;
 * ``warm_e``, ``warm_json``, ``warm_stdin``: ``mcp2repl --session bench`` with ``-e 'return 1'``,
-  with ``--json``, and with ``-e -`` (the code on stdin), through the console script.
+  with ``--json``, and with ``-e -`` (the code on stdin), through the console script: the fast client
+  and the session kernel's step socket (cli/quick.py, cli/stepsocket.py); ``usual_e``: the same step
+  the usual way (``MCP2REPL_STEP_SOCKET=0``: the ZMQ client in the command's own process).
 
 Each in two modes: ``cached`` (bytecode cached, as a ``pip install`` leaves it: a fresh
 ``PYTHONPYCACHEPREFIX``, written on the warm-up runs) and ``source`` (``PYTHONDONTWRITEBYTECODE=1``:
@@ -94,6 +96,8 @@ def commands(session: str) -> dict[str, tuple[list[str], bytes | None]]:
         "warm_e": ([*step, "-e", "return 1"], None),
         "warm_json": ([*step, "--json", "-e", "return 1"], None),
         "warm_stdin": ([*step, "-e", "-"], b"return 1"),
+        # the usual path (the ZMQ client in the command's process), for comparison: one exec of env more
+        "usual_e": (["env", "MCP2REPL_STEP_SOCKET=0", *step, "-e", "return 1"], None),
     }
 
 

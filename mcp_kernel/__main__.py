@@ -38,6 +38,12 @@ def main() -> None:
         sys.exit(0 if args else 2)
     from .kernel.app import launch
 
+    if "-f" in args[:-1] and any(a.startswith("--MCPKernel.record=") for a in args):  # a named session's kernel
+        from pathlib import Path
+
+        from .cli.stepsocket import serve
+
+        serve(Path(args[args.index("-f") + 1]))
     launch()
 
 

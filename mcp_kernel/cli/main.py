@@ -20,6 +20,11 @@ def main(argv: list[str] | None = None) -> int:
     and a Ctrl-C during it must end the command with one line, not an import traceback."""
     try:
         argv = sys.argv[1:] if argv is None else argv
+        if "--session" in argv and argv[:1] not in (["serve"], ["lab"], ["run"], ["sessions"]):
+            from mcp_kernel.cli.quick import run as quick  # a warm step through the session's socket (cli/quick.py)
+
+            if (status := quick(argv)) is not None:
+                return status
         if argv[:1] == ["serve"]:  # the kernel as an MCP server (cli/serve.py, mcp_kernel/serve)
             from mcp_kernel.cli.serve import main as serve_main
 

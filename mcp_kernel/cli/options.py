@@ -236,8 +236,11 @@ def _check(o: Options) -> None:
         raise UsageError("nothing to run: give -e CODE, -e - (stdin), --file PATH, --load PATH or --library QUERY (see mcp2repl --help)")
 
 
-def program(o: Options) -> str:
-    """The code to run: -e parts joined by lines (``-`` is stdin), or the file's text."""
+def program(o: Options, stdin: bytes | None = None) -> str:
+    """The code to run: -e parts joined by lines (``-`` is stdin), or the file's text.
+
+    ``stdin``: the bytes a step served by the session's kernel was given (cli/served.py): read by
+    the client, decoded here by the same rules."""
     if o.file:
         try:
             with open(o.file, encoding="utf-8") as fh:
@@ -246,14 +249,14 @@ def program(o: Options) -> str:
             raise UsageError(f"--file {o.file}: {exc.strerror}") from None
         except UnicodeDecodeError:
             raise UsageError(f"--file {o.file}: not UTF-8 text") from None
-    parts = [_stdin() if part == "-" else part for part in o.eval]
+    parts = [_stdin(stdin) if part == "-" else part for part in o.eval]
     return "\n".join(parts)
 
 
-def _stdin() -> str:
+def _stdin(given: bytes | None = None) -> str:
     """stdin as UTF-8 (strict: the text layer may smuggle bad bytes in as surrogates), lines as text mode reads them."""
     try:
-        text = sys.stdin.buffer.read().decode("utf-8")
+        text = (sys.stdin.buffer.read() if given is None else given).decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError("-e -: stdin is not UTF-8 text") from None
     return text.replace("\r\n", "\n").replace("\r", "\n")

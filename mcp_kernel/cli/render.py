@@ -69,20 +69,21 @@ def artifact_line(handle: dict[str, Any]) -> str:
     return f"artifact {handle.get('name')} ({shown}, {handle.get('format')}) at {handle.get('path') or ''}: {read_with(handle)}"
 
 
-def usage(message: str, as_json: bool, name: str = "UsageError") -> int:
+def usage(message: str, as_json: bool, name: str = "UsageError", out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Bad input (or a session that cannot take the step): said once, on one stream: a line on
-    stderr for people, the envelope alone on stdout for --json readers (``name``: the error's)."""
+    stderr for people, the envelope alone on stdout for --json readers (``name``: the error's).
+    ``out``/``err``: where a step served by the session's kernel (cli/served.py) collects them."""
     if as_json:
-        print(json.dumps({"ok": False, "error": {"name": name, "message": message, "stack": ""}}, separators=(",", ":")))
+        print(json.dumps({"ok": False, "error": {"name": name, "message": message, "stack": ""}}, separators=(",", ":")), file=out or sys.stdout)
     else:
-        print(f"mcp2repl: error: {message}", file=sys.stderr)
+        print(f"mcp2repl: error: {message}", file=err or sys.stderr)
     return USAGE
 
 
-def notice(text: str, quiet: bool) -> None:
+def notice(text: str, quiet: bool, err: TextIO | None = None) -> None:
     if not quiet:
         for line in text.splitlines():
-            print(f"[mcp2repl] {line}", file=sys.stderr)
+            print(f"[mcp2repl] {line}", file=err or sys.stderr)
 
 
 def _line(stream: TextIO, text: str) -> None:

@@ -7,11 +7,13 @@ the warm path of every step (a 100 ms budget): it imports the ZMQ client and not
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ..client import registry
 from ..client.kernel_session import KernelSession
@@ -20,6 +22,9 @@ from ..client.result import StepResult
 from . import render
 from .options import Options, load_cell
 from .render import notice
+
+#: What holds a step's session while it runs: interrupts it when asked to, and closes it at the end.
+Watch = Callable[[KernelSession], contextlib.AbstractContextManager[None]]
 
 
 def start_options(o: Options) -> StartOptions:
@@ -33,23 +38,28 @@ def start_options(o: Options) -> StartOptions:
     )
 
 
-def step(o: Options, code: str | None, helpers: list[tuple[str, str]]) -> tuple[StepResult | None, int]:
+def step(
+    o: Options, code: str | None, helpers: list[tuple[str, str]], err: TextIO | None = None, watch: Watch | None = None, pid: int | None = None
+) -> tuple[StepResult | None, int]:
     """Run the helpers and the program as steps of session ``o.session`` (None when only restarting),
-    and the step's output limit (what bounds its --json envelope): its own, else the session's."""
+    and the step's output limit (what bounds its --json envelope): its own, else the session's.
+
+    ``err`` is where notices go (stderr); ``watch`` what interrupts the step (Ctrl-C of this process
+    by default; a step served by the session's kernel is interrupted when its client goes, cli/served.py)."""
     assert o.session is not None
     session = KernelSession(
         o.session,
         gateway=o.gateway,
         options=start_options(o),
         restart=o.restart,
-        notify=lambda text: notice(text, o.quiet),
+        notify=lambda text: notice(text, o.quiet, err),
         client=f"mcp2repl --session {o.session}",
         kind="cli",
+        pid=pid,
     )
     for line in session.notices:
-        notice(line, o.quiet)
-    previous = signal.signal(signal.SIGINT, lambda *_: session.interrupt())
-    try:
+        notice(line, o.quiet, err)
+    with (watch or _ctrl_c)(session):
         result: StepResult | None = None
         limit = o.max_output_chars or session.output_limit
         for path, text in helpers:
@@ -59,6 +69,14 @@ def step(o: Options, code: str | None, helpers: list[tuple[str, str]]) -> tuple[
         if code is not None:
             result = session.step(code, o.timeout, max_output_chars=o.max_output_chars, trace=o.trace)
         return result, limit
+
+
+@contextlib.contextmanager
+def _ctrl_c(session: KernelSession) -> Iterator[None]:
+    """Ctrl-C interrupts the step, never the session; the session is let go of at the end."""
+    previous = signal.signal(signal.SIGINT, lambda *_: session.interrupt())
+    try:
+        yield
     finally:
         signal.signal(signal.SIGINT, previous)
         session.close()

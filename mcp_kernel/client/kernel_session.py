@@ -59,12 +59,14 @@ class KernelSession:
         notify: Callable[[str], None] | None = None,
         client: str = "the Python step API",
         kind: str = "step-api",
+        pid: int | None = None,
     ) -> None:
         self.files = SessionFiles(name, Path(cwd) if cwd else None)
         self.options = options or StartOptions()
         self.notices = self.files.notices
         self.notify = notify or _to_stderr
         self.client = client
+        self.pid = pid  # who the lock says holds the session (default: this process)
         self._interrupted = threading.Event()  # interrupt() while a step waits for the busy session
         self._running = False  # this client's step is in the kernel
         self.channel: Channel
@@ -100,6 +102,7 @@ class KernelSession:
             timeout=timeout,
             notify=self.notify,
             interrupted=self._interrupted.is_set,
+            pid=self.pid,
         )
 
     def _attach(self, restart: bool) -> Channel:

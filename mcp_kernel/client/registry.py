@@ -187,7 +187,7 @@ class SessionFiles:
         return ""
 
     def remove(self) -> None:
-        for path in (self.conn, self.meta, self.lock):
+        for path in (self.conn, self.meta, self.lock, self.folder / f"{self.name}.sock"):  # .sock: cli/stepsocket.py
             with contextlib.suppress(OSError):
                 path.unlink()
 

@@ -44,13 +44,17 @@ def hold(
     timeout: float | None,
     notify: Callable[[str], None],
     interrupted: Callable[[], bool] = lambda: False,
+    pid: int | None = None,
 ) -> Iterator[None]:
-    """Hold session ``name``'s lock for one step (``doing``: what the holder is doing, in words)."""
+    """Hold session ``name``'s lock for one step (``doing``: what the holder is doing, in words).
+
+    ``pid``: the process others are told holds it (this one; a step served by the session's kernel
+    names its client, cli/stepsocket.py)."""
     fd = open_private(path, os.O_RDWR, shown)
     try:
         _acquire(fd, name, timeout, notify, interrupted)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({"pid": os.getpid(), "what": what, "doing": doing, "since": time.time()}).encode(), 0)
+        os.pwrite(fd, json.dumps({"pid": pid or os.getpid(), "what": what, "doing": doing, "since": time.time()}).encode(), 0)
         try:
             yield
         finally:

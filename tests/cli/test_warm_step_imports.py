@@ -7,6 +7,8 @@ against a real session, and what it added to ``sys.modules`` is compared with wh
 load — the kernel and its engine, V8, the MCP SDK, jupyter_client, rich — and with the standard
 modules it no longer needs (subprocess, shutil and the compressors argparse's sizing pulled in,
 uuid and datetime for one id and one date). Its output must stay byte for byte what it was.
+This is the usual path (``MCP2REPL_STEP_SOCKET=0``): the step through the session's socket, which
+imports less still, is pinned in test_step_socket.py.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def _step(cwd: Path, *args: str, stdin: str | None = None) -> tuple[subprocess.C
     loaded = cwd / "loaded.json"
     loaded.unlink(missing_ok=True)
     proc = subprocess.run(
-        [PY, "-c", RUNNER, str(loaded), *args], cwd=cwd, env=clean_env(), input=stdin, capture_output=True, text=True, timeout=120
+        [PY, "-c", RUNNER, str(loaded), *args], cwd=cwd, env=clean_env(MCP2REPL_STEP_SOCKET="0"), input=stdin, capture_output=True, text=True, timeout=120
     )
     assert loaded.exists(), f"the step did not finish: {proc.returncode}\n{proc.stderr}"
     return proc, json.loads(loaded.read_text())

@@ -1,0 +1,114 @@
+"""A warm step through the session kernel's socket (cli/quick.py, cli/stepsocket.py) says what the usual path says.
+
+Each case runs the same step twice against one real session: through the socket (the default) and
+the usual way (``MCP2REPL_STEP_SOCKET=0``: the ZMQ client in the command's own process), and the
+two must print the same stdout and stderr and exit with the same status. A socket path that is
+not the kernel's own socket of this user (a planted file, a link) is never used: the step takes
+the usual way, which still works. The kernel answers Jupyter requests while a socket step runs.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agent_cli import MCP2REPL, PY, Run, clean_env, cli, stop_all
+
+CELL = re.compile(r"cell\[\d+\]")
+SOCKET = Path(".mcp2repl/sessions/f.sock")
+#: What a step through the socket imports: the entry module, the fast client and what they use.
+FAST_ONLY = {"mcp_kernel", "mcp_kernel.cli", "mcp_kernel.cli.main", "mcp_kernel.cli.quick", "_socket", "__future__"}
+
+
+@pytest.fixture(scope="module")
+def here(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    cwd = tmp_path_factory.mktemp("fast")
+    started = cli("--session", "f", "-e", "let kept = 41", cwd=cwd)
+    assert started == Run(0, "", ""), started
+    assert (cwd / SOCKET).is_socket(), "the session's kernel made no step socket"
+    yield cwd
+    stop_all(cwd)
+
+
+def _both(cwd: Path, *args: str, stdin: str | None = None) -> tuple[Run, Run]:
+    """The step through the socket, then the usual way; the cell's number (one more the second time) made the same."""
+    fast = cli(*args, cwd=cwd, stdin=stdin)
+    usual = cli(*args, cwd=cwd, stdin=stdin, env=clean_env(MCP2REPL_STEP_SOCKET="0"))
+    return tuple(Run(r.code, CELL.sub("cell[N]", r.out), CELL.sub("cell[N]", r.err)) for r in (fast, usual))  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "code"),
+    [
+        (("--session", "f", "-e", "return kept + 1"), None, 0),
+        (("--session", "f", "-e", "throw new TypeError('no')"), None, 1),
+        (("--session", "f", "-e", "await mcp.demo.get_book({ book_id: 'b01' }).then((b) => b.id)"), None, 0),
+        (("--session", "f", "--json", "-e", "console.log('said'); return [kept, 'two']"), None, 0),
+        (("--session", "f", "--json", "-e", "throw new RangeError('far')"), None, 1),
+        (("--session", "f", "-e", "-"), "return kept + 2", 0),
+        (("--session", "f", "--timeout", "0.5", "-e", "while (true) {}"), None, 3),
+        (("--session", "f", "--json", "--timeout", "0.5", "-e", "while (true) {}"), None, 3),
+        (("--session", "f", "--timeout", "soon", "-e", "1"), None, 2),
+    ],
+    ids=["value", "thrown", "tool-call", "json", "json-thrown", "stdin", "time-limit", "json-time-limit", "bad-option"],
+)
+def test_the_socket_and_the_usual_path_print_the_same(here: Path, args: tuple[str, ...], stdin: str | None, code: int) -> None:
+    fast, usual = _both(here, *args, stdin=stdin)
+    assert fast == usual
+    assert fast.code == code, fast
+
+
+def test_a_step_through_the_socket_imports_almost_nothing(here: Path) -> None:
+    runner = "import sys; before = set(sys.modules); from mcp_kernel.cli.main import main; c = main(sys.argv[1:]); print(sorted(set(sys.modules) - before)); sys.exit(c)"
+    proc = subprocess.run([PY, "-c", runner, "--session", "f", "-e", "return kept"], cwd=here, env=clean_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.startswith("41\n"), proc
+    loaded = set(eval(proc.stdout.splitlines()[1]))
+    assert loaded <= FAST_ONLY, f"a socket step imported {sorted(loaded - FAST_ONLY)}"
+
+
+@pytest.mark.parametrize("plant", ["file", "symlink"])
+def test_a_planted_file_at_the_socket_path_is_not_used(tmp_path: Path, plant: str) -> None:
+    try:
+        assert cli("--session", "f", "-e", "let kept = 1", cwd=tmp_path).code == 0
+        sock = tmp_path / SOCKET
+        sock.unlink()
+        if plant == "file":
+            sock.write_text("not a socket")
+            sock.chmod(0o600)
+        else:
+            sock.symlink_to(tmp_path / "elsewhere.sock")
+        assert cli("--session", "f", "-e", "return kept + 1", cwd=tmp_path) == Run(0, "2\n", "")  # the usual way
+        assert (sock.is_symlink() if plant == "symlink" else sock.read_text() == "not a socket")
+    finally:
+        stop_all(tmp_path)
+
+
+def test_a_socket_open_to_others_is_not_used(tmp_path: Path) -> None:
+    """A socket others may connect to is not this session's (the kernel makes it 0600): the usual way is taken."""
+    try:
+        assert cli("--session", "f", "-e", "let kept = 1", cwd=tmp_path).code == 0
+        (tmp_path / SOCKET).chmod(0o666)
+        probe = "import sys; from mcp_kernel.cli.quick import run; print(run(sys.argv[1:]))"
+        got = subprocess.run([PY, "-c", probe, "--session", "f", "-e", "return 1"], cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=120)
+        assert got.stdout == "None\n", got
+        assert cli("--session", "f", "-e", "return kept + 1", cwd=tmp_path) == Run(0, "2\n", "")
+    finally:
+        stop_all(tmp_path)
+
+
+def test_the_kernel_answers_jupyter_while_a_socket_step_runs(here: Path) -> None:
+    step = subprocess.Popen([MCP2REPL, "--session", "f", "-e", "const t = Date.now(); while (Date.now() - t < 4000) {}; return 'done'"], cwd=here, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)  # the step is under way (it takes 4 s)
+        listing = cli("sessions", "--json", cwd=here)  # a kernel_info request to the same kernel
+        assert listing.code == 0 and '"servers"' in listing.out, listing
+        assert step.poll() is None, "the step ended before the listing: it did not overlap"
+        out, err = step.communicate(timeout=120)
+        assert (step.returncode, out, err) == (0, "'done'\n", "")
+    finally:
+        if step.poll() is None:
+            step.kill()
