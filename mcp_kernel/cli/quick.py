@@ -13,6 +13,7 @@ answers None and the command runs the usual way, which says what is wrong, if an
 
 from __future__ import annotations
 
+import _signal  # signal.py imports enum: the handler needs none of it
 import _socket  # socket.py imports enum, selectors…: 5-20 ms a step; the connection needs none of it
 import os
 import stat
@@ -142,10 +143,26 @@ def run(argv: list[str]) -> int | None:
         stdin = sys.stdin.buffer.read()
     env = [os.fsencode(f"{k}={v}") for k, v in os.environ.items() if k.startswith("MCP2REPL_")]
     head = [VERSION, os.fsencode(os.getcwd()), b"%d" % (stdin is not None), stdin or b"", b"%d" % len(argv), b"%d" % len(env)]
+    sent: list[bool] = []
+
+    def hang_up(signum: int, frame: object) -> None:
+        """Ctrl-C: once the request is out, close our side (the kernel interrupts the step, cli/stepsocket.py)
+        and read the rest, so the step's own InterruptError is what is said; before, or a second time: leave."""
+        if len(sent) != 1:
+            raise KeyboardInterrupt
+        sent.append(True)
+        try:
+            sock.shutdown(_socket.SHUT_WR)
+        except OSError:
+            pass
+
+    previous = _signal.signal(_signal.SIGINT, hang_up)  # a handler, not KeyboardInterrupt: it can land anywhere
     try:
         sock.sendall(pack([pack(head + [os.fsencode(a) for a in argv] + env)]))  # one field: read whole, then split
+        sent.append(True)
         reply = _answer(sock)
     finally:
+        _signal.signal(_signal.SIGINT, previous)
         sock.close()
     if reply is None:
         if stdin is not None:  # the usual way reads it again
@@ -157,19 +174,9 @@ def run(argv: list[str]) -> int | None:
 
 def _answer(sock: _socket.socket) -> int | None:
     """The step's output as it comes (frames ``o``/``e`` TEXT), then its status (``x`` N); None: ``f`` (fall back)
-    or no answer. Ctrl-C closes our side, which interrupts the step, and the rest is still read."""
+    or no answer. Ctrl-C closed our side (run's handler), which interrupts the step; the rest is still read."""
 
-    def read(size: int) -> bytes:
-        while True:
-            try:
-                return sock.recv(size)
-            except KeyboardInterrupt:
-                try:
-                    sock.shutdown(_socket.SHUT_WR)
-                except OSError:
-                    pass
-
-    fields, said = netstrings(read, 1 << 40), False
+    fields, said = netstrings(sock.recv, 1 << 40), False
     for kind in fields:
         payload = next(fields, None)
         if payload is None or kind == b"f":
