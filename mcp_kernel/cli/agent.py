@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
 
 
 def _dispatch(o: Options) -> int:
-    from ..client.registry import SessionError  # zmq only: cheap next to what either path needs
+    from ..client.trust import SessionError  # not client.registry: a one-shot run never loads ZMQ
 
     limit = o.max_output_chars
     try:
