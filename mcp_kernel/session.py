@@ -18,8 +18,8 @@ import importlib
 import logging
 import os
 import re
+import secrets
 import sys
-import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -262,7 +262,7 @@ class Session:
             oldest = self._outputs.popitem(last=False)[0]
             self._consoles.pop(oldest, None)
             self._displays.pop(oldest, None)
-        display_id = f"mcp2repl-calls-{uuid.uuid4().hex[:12]}"
+        display_id = f"mcp2repl-calls-{secrets.token_hex(6)}"  # not uuid: it loads platform
         trace = CellTrace(
             publish=lambda bundle, update: out.display(bundle, {}, display_id, update),
             mode=progress,

@@ -54,6 +54,9 @@ def _dispatch(o: Options) -> int:
                 render.notice(f"session {o.session!r} is ready", o.quiet)
                 return render.OK
         else:
+            from .. import early
+
+            early.start_v8()  # V8 loads on the other core while oneshot imports the Session
             from . import oneshot
 
             result = oneshot.run(o, code, loaded)
