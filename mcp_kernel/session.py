@@ -18,15 +18,14 @@ import importlib
 import logging
 import os
 import re
+import secrets
 import sys
-import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from . import __version__, api, display, gc_tuning, rundir
-from .api import completion as tool_completion
 from .api.agent import AgentApi
 from .api.discovery import DiscoveryApi
 from .api.explain import explain
@@ -263,7 +262,7 @@ class Session:
             oldest = self._outputs.popitem(last=False)[0]
             self._consoles.pop(oldest, None)
             self._displays.pop(oldest, None)
-        display_id = f"mcp2repl-calls-{uuid.uuid4().hex[:12]}"
+        display_id = f"mcp2repl-calls-{secrets.token_hex(6)}"  # not uuid: it loads platform
         trace = CellTrace(
             publish=lambda bundle, update: out.display(bundle, {}, display_id, update),
             mode=progress,
@@ -315,8 +314,7 @@ class Session:
 
     def _server_log(self, server: str, level: str, text: str) -> None:
         """A server's log notification: on the running cell (a bounded number), else the kernel log."""
-        cell = self.engine.current_cell
-        if cell is None:
+        if (cell := self.engine.current_cell) is None:
             log.info("%s", self.redactor.text(f"[{server}] {level}: {text}"))
         else:
             self._log_lines.add(cell, server, level, text)
@@ -389,11 +387,13 @@ class Session:
         return classify(code)
 
     async def complete(self, code: str, cursor: int) -> introspection.Completion:
+        from .api import completion as tool_completion  # an editor's request, never a one-shot run's
         manager = self.servers.loaded
         found = tool_completion.complete(code, cursor, manager.catalog, manager.observed) if manager else None
         return found if found is not None else await introspection.complete(self.engine, code, cursor)
 
     async def inspect(self, code: str, cursor: int) -> dict[str, str] | None:
+        from .api import completion as tool_completion
         manager = self.servers.loaded
         data = tool_completion.inspect(code, cursor, manager.catalog, manager.observed) if manager else None
         return data if data is not None else await introspection.inspect(self.engine, code, cursor)

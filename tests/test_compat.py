@@ -621,3 +621,20 @@ def test_negotiate_settles_the_newest_revision_each_server_speaks() -> None:
     assert asyncio.run(connect("modern_server.py", modern)) == ("2026-07-28", {"result": "Hello, Ada!"}, "info")
     assert asked == ["What is your name?"]
     assert asyncio.run(connect("protocol_server.py", legacy)) == ("2025-11-25", None)
+
+
+def test_exit_handlers_run_once_last_first_without_exiting() -> None:
+    """CPython's private ``atexit._run_exitfuncs`` (cli/oneshot.py's fast exit): each handler runs now, in
+    reverse order, and not again when the process then exits normally."""
+    script = (
+        "import atexit, sys\n"
+        "from mcp_kernel import compat\n"
+        "atexit.register(lambda: print('first registered'))\n"
+        "atexit.register(lambda: print('last registered'))\n"
+        "compat.run_exit_handlers()\n"
+        "print('still running')\n"
+    )
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "last registered\nfirst registered\nstill running\n", "")

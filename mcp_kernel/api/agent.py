@@ -21,7 +21,7 @@ from typing import Any
 from ..engine import BridgeError, CallContext, Engine, nesting
 from ..engine.prepare import in_thread
 from ..engine.rewrite import CellSyntaxError, parser, rewrite
-from ..servers import discovery, typescript
+from ..servers import discovery
 from ..servers.catalog import ToolEntry, ToolLookupError
 from .discovery import bounded
 from .tools import Servers
@@ -165,6 +165,8 @@ def described(entry: ToolEntry, observed: str | None, source: str | None) -> dic
     ``target`` says where the JSON sits in ``tools.call``'s ``data`` (the raw CallToolResult), as the
     skill's readers expect: the declared output schema describes ``data.structuredContent``.
     """
+    from ..servers import typescript  # with the first tool described: a run that describes none never loads it
+
     tool = entry.tool.model_dump(by_alias=True, exclude_none=True)
     schema = tool.get("inputSchema") or {"type": "object"}
     notes: dict[str, str] = {}

@@ -11,7 +11,6 @@ from ..engine import BridgeError, CallContext, Engine
 from ..servers import discovery
 from ..servers.catalog import ToolLookupError
 from ..servers.search import QueryTooLong
-from . import guide
 from .tools import Servers
 
 Handler = Callable[[Any, CallContext], Awaitable[Any]]
@@ -77,5 +76,7 @@ class DiscoveryApi:
     async def guide(self, params: dict[str, Any], ctx: CallContext) -> Any:
         opts = params.get("options") or {}
         query = str(params.get("query") or "")
+        from . import guide  # its index is built on import: only a session that asks pays for it
+
         entries = guide.guide(query, int(opts.get("limit", 6)))
         return {"entries": entries, "note": "" if entries else guide.no_match_note(query)}

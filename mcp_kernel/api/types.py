@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..engine import BridgeError, CallContext, Engine
-from ..servers.typescript import ToolDeclaration, tool_declaration
 from . import SCRIPTS
-from .jsdoc import Declaration, declarations
 from .tools import Servers
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the TypeScript and JSDoc machinery loads with the first api.types(), not with every session
     from ..servers.catalog import ToolEntry
+    from ..servers.typescript import ToolDeclaration
+    from .jsdoc import Declaration
 
 #: Globals the runtime defines besides what ES and the DOM library declare (setTimeout, console,
 #: URL, TextEncoder… are in TypeScript's "dom" lib, which the header tells users to add).
@@ -144,6 +144,8 @@ def render(entries: Sequence[ToolEntry], server_safe: Mapping[str, str], observe
 def api_declarations() -> dict[str, Declaration]:
     """Declarations read from every API script, in load order (later files add members); the
     files are part of the package, so they are read once."""
+    from .jsdoc import declarations
+
     found: dict[str, Declaration] = {}
     root = resources.files("mcp_kernel.api")
     for name in SCRIPTS:
@@ -163,6 +165,8 @@ def _header(servers: list[str]) -> str:
 
 
 def _mcp(entries: Sequence[ToolEntry], server_safe: Mapping[str, str], observed: Mapping[tuple[str, str], str]) -> list[str]:
+    from ..servers.typescript import tool_declaration
+
     out = ["declare namespace mcp {"]
     for server, safe in server_safe.items():
         mine = [e for e in entries if e.server == server]
@@ -251,6 +255,8 @@ def _unique_types(decl: ToolDeclaration, named: dict[str, str]) -> ToolDeclarati
     types = {renames.get(k, k): fix(v) for k, v in decl.types.items()}
     for k, v in types.items():
         named.setdefault(k, v)
+    from ..servers.typescript import ToolDeclaration
+
     return ToolDeclaration(decl.name, types, decl.doc, fix(decl.args), fix(decl.returns), decl.example)
 
 

@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
 
 
 def _dispatch(o: Options) -> int:
-    from ..client.registry import SessionError  # zmq only: cheap next to what either path needs
+    from ..client.trust import SessionError  # not client.registry: a one-shot run never loads ZMQ
 
     limit = o.max_output_chars
     try:
@@ -54,6 +54,9 @@ def _dispatch(o: Options) -> int:
                 render.notice(f"session {o.session!r} is ready", o.quiet)
                 return render.OK
         else:
+            from .. import early
+
+            early.start_v8()  # V8 loads on the other core while oneshot imports the Session
             from . import oneshot
 
             result = oneshot.run(o, code, loaded)

@@ -18,6 +18,7 @@ INTERRUPTED = 3
 def main(argv: list[str] | None = None) -> int:
     """Everything is imported lazily, inside the guard: on a loaded machine start-up takes seconds,
     and a Ctrl-C during it must end the command with one line, not an import traceback."""
+    command = argv is None  # the console script: this process is the command's own
     try:
         argv = sys.argv[1:] if argv is None else argv
         if "--session" in argv and argv[:1] not in (["serve"], ["lab"], ["run"], ["sessions"]):
@@ -36,7 +37,12 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] != ["run"]:  # the agent command: -e, --file, --session, sessions… (cli/agent.py)
             from mcp_kernel.cli.agent import main as agent_main
 
-            return agent_main(argv)
+            status = agent_main(argv)
+            if command and "mcp_kernel.cli.oneshot" in sys.modules:  # a one-shot run: no interpreter teardown (oneshot.leave)
+                from mcp_kernel.cli.oneshot import leave
+
+                leave(status)
+            return status
         return _run_notebook(argv)
     except KeyboardInterrupt:
         print("mcp2repl: interrupted", file=sys.stderr)

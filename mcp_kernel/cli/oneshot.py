@@ -8,13 +8,15 @@ MCP SDK's import or a server's start. Ctrl-C interrupts the program (exit status
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from .. import compat
 from ..client.inprocess import Collected, fold
 from ..client.result import Collector, StepError, StepResult
 from ..session import Progress, Result, Session, SessionOptions
@@ -125,3 +127,15 @@ def run(o: Options, code: str | None, helpers: list[tuple[str, str]]) -> StepRes
     cells = [load_cell(p, text) for p, text in helpers] + ([code] if code is not None else [])
     everything = "\n".join([*(text for _, text in helpers), code or ""])
     return asyncio.run(_run(o, cells, everything))
+
+
+def leave(status: int) -> NoReturn:
+    """End the command's process once the run is over and its output said: flushed, ``atexit``'s
+    handlers run, then ``os._exit``. The Session is closed by then (servers stopped, artifacts
+    written, the loop's worker threads joined by ``asyncio.run``); what the interpreter's teardown
+    would add is freeing V8's isolate and every module's objects, 10-20 ms nobody sees."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader gone (| head): nothing more to say
+            stream.flush()
+    compat.run_exit_handlers()
+    os._exit(status)

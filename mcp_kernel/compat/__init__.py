@@ -5,6 +5,7 @@ test fails with the name of the attribute, rather than a cell hanging somewhere 
 module per dependency; this package imports nothing else from mcp_kernel.
 """
 
+from .interpreter import run_exit_handlers
 from .jupyter import (
     AbortBeforeReply,
     dispatch_beside,
@@ -55,6 +56,7 @@ __all__ = [
     "no_reply_sleep",
     "pipe_closing",
     "protocol_version",
+    "run_exit_handlers",
     "send_now",
     "send_unvalidated",
     "session_closed",

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import copyreg
 import os
-import pickle
 import sys
 import threading
 from collections.abc import Callable
@@ -43,6 +42,8 @@ def size(args: tuple[Any, ...]) -> int:
 async def in_process(stop: threading.Event | None, fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` in a child process (``fn`` at module level); raises what it raised, or
     :class:`treewalk.Stopped` once ``stop`` is set (the child is killed)."""
+    import pickle  # only for a big cell: a session of small ones never loads it
+
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-P", "-m", __name__,  # -P: nothing from the working folder shadows the kernel's modules
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -81,6 +82,8 @@ def reduced(exc: BaseException) -> tuple[Any, ...]:
 
 def _child() -> None:
     """In the child: read the call, write its outcome, and leave without freeing a thing."""
+    import pickle
+
     from mcp_kernel.engine import worker  # this module under its own name: the parent finds `rebuilt` there
     from mcp_kernel.engine.rewrite import CellSyntaxError
 

@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from . import examples, typescript
 from .catalog import ToolEntry
 from .search import SHOWN_CHARS, Scorer, split_name, words
 
@@ -92,6 +91,8 @@ class ToolIndex:
 
     def _call(self, i: int) -> str:
         if i not in self._calls:
+            from . import examples
+
             e = self.entries[i]
             self._calls[i] = examples.example_call(e.call_path, _tool_dict(e))
         return self._calls[i]
@@ -164,6 +165,8 @@ class ToolIndex:
 def list_tools(entries: Iterable[ToolEntry], *, schemas: bool = False, server: str | None = None) -> list[dict[str, Any]]:
     """A compact index of every tool (one line each), with the schemas only when asked: an agent
     that lists 200 tools wants names and signatures, not 200 JSON Schemas."""
+    from . import typescript  # with the first listing: a session that lists nothing never loads it
+
     out = []
     for e in entries:
         if server is not None and server not in (e.server, e.server_safe):
@@ -185,6 +188,8 @@ _HINTS = {"readOnly": "readOnlyHint", "destructive": "destructiveHint", "idempot
 def describe(entry: ToolEntry, observed: str | None = None, observed_source: str | None = None) -> dict[str, Any]:
     """Everything known about one tool, including the result shape seen so far when the server
     declares no output schema (``observed_source``: structuredContent, json text, text, content items)."""
+    from . import examples, typescript
+
     tool = _tool_dict(entry)
     hints = tool.get("annotations") or {}
     return {
@@ -211,6 +216,8 @@ def library(
     """TypeScript declarations of the best matches (what an agent needs to write the calls), and the
     note api.searchTools would give for the query: an empty list alone does not say whether the
     words were wrong, the catalog empty or a typo corrected."""
+    from . import typescript
+
     observed = observed or {}
     ranked, info = index.ranked(query)
     out = []

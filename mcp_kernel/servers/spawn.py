@@ -19,12 +19,13 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-import anyio
-import anyio.abc
+from typing import TYPE_CHECKING
 
 from . import guard
 from .spec import ServerSpec
+
+if TYPE_CHECKING:
+    import anyio.abc
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,12 @@ class Spawned:
 
 
 async def spawn(launch: Launch) -> Spawned:
-    """Start the server under the guard, with stdin and stdout as pipes and stderr appended to its log."""
+    """Start the server under the guard, with stdin and stdout as pipes and stderr appended to its log.
+
+    anyio is imported here, not at the top: a session with no stdio server to start (``-e '1+1'``) never needs it.
+    """
+    import anyio
+
     argv = [launch.command, *launch.args]
     env = dict(launch.env)
     if os.name == "posix":
@@ -97,6 +103,8 @@ async def spawn(launch: Launch) -> Spawned:
 
 async def wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
     """Did the process end within ``timeout``? Polls returncode: ``wait()`` would also wait for pipes."""
+    import anyio
+
     with anyio.move_on_after(timeout):
         while process.returncode is None:  # noqa: ASYNC110 - nothing signals an exit but the returncode
             await anyio.sleep(0.01)
@@ -111,6 +119,8 @@ async def stop(process: anyio.abc.Process, wait: bool = True) -> None:
     tree (guard.py). A Python server takes seconds to exit on a loaded machine; a kernel's
     shutdown has ~1.4 s, and the server's exit is no business of the person leaving.
     """
+    import anyio
+
     assert process.stdin is not None and process.stdout is not None
     with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
