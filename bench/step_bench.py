@@ -26,8 +26,8 @@ and the step's phases timed in one process (options, the trust checks of the ses
 attaching — a kernel_info round trip —, the step itself, closing).
 
 ``--baseline REF`` runs the same steps with ``mcp_kernel`` as of a git ref too (its files first
-on ``PYTHONPATH``, the same console script and kernel), so a change is measured before and after
-in one run. Run: ``.venv/bin/python bench/step_bench.py [--runs 20] [--baseline merge-envelope]``.
+on ``PYTHONPATH``, the same console script, and a session of its own, ``base``, whose kernel runs
+that ref's code too: a change on either side of the socket is measured before and after in one run). Run: ``.venv/bin/python bench/step_bench.py [--runs 20] [--baseline merge-envelope]``.
 """
 
 from __future__ import annotations
@@ -163,12 +163,16 @@ def main(argv: list[str]) -> int:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline, "mcp_kernel"], check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(work / "baseline")], input=archive, check=True)
         jobs += [(mode, f"baseline_{name}", {**envs[mode], "PYTHONPATH": str(work / "baseline")}) for mode in envs for name in cmds if name not in ("floor_S", "floor", "helper_floor")]
-    run = {name: cmds[name.removeprefix("baseline_")] for _, name, _ in jobs}
+    base_cmds = commands("base")  # the baseline's steps go to a kernel of the baseline's code
+    run = {name: base_cmds[name.removeprefix("baseline_")] if name.startswith("baseline_") else cmds[name] for _, name, _ in jobs}
     sys.path.insert(0, str(ROOT))
     rows: list[dict[str, float]] = []
     try:
         # the kernel writes no bytecode either: a __pycache__ it left in the checkout would make "source" cached
         subprocess.run([MCP2REPL, "--session", "bench", "-e", "1"], cwd=work, env=envs["source"], check=True, capture_output=True)
+        if args.baseline:
+            base_env = {**envs["source"], "PYTHONPATH": str(work / "baseline")}
+            subprocess.run([MCP2REPL, "--session", "base", "-e", "1"], cwd=work, env=base_env, check=True, capture_output=True)
         for _ in range(3):  # warm the page cache, the bytecode cache and the kernel
             for _mode, name, env in jobs:
                 _wall(run[name][0], work, env, run[name][1])
@@ -178,7 +182,8 @@ def main(argv: list[str]) -> int:
         profile = {mode: import_profile("bench", work, env) for mode, env in envs.items()}
         steps = phases("bench", work, args.runs)
     finally:
-        subprocess.run([MCP2REPL, "--stop", "bench"], cwd=work, env=envs["source"], capture_output=True)
+        for name in ("bench", "base"):
+            subprocess.run([MCP2REPL, "--stop", name], cwd=work, env=envs["source"], capture_output=True)
         os.chdir(ROOT)
         shutil.rmtree(work, ignore_errors=True)
     summary: dict[str, object] = {"runs": args.runs, "load_avg": round(os.getloadavg()[0], 2), "baseline": args.baseline}

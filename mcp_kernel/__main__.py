@@ -42,8 +42,9 @@ def main() -> None:
         from pathlib import Path
 
         from .cli.stepsocket import serve
+        from .kernel.direct import channel
 
-        serve(Path(args[args.index("-f") + 1]))
+        serve(Path(args[args.index("-f") + 1]), channel)
     launch()
 
 

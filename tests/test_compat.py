@@ -186,6 +186,40 @@ def test_ipykernel_private_names_still_exist() -> None:
     assert "_buffers" in names and "_buffer_lock" in names, "OutStream keeps its buffers in _buffers under _buffer_lock"
 
 
+def test_submit_shell_calls_the_main_shell_as_ipykernels_shell_channel_does() -> None:
+    """kernel/direct.py hands the step socket's steps to the shell the way ipykernel 7.4's shell-channel thread does:
+    ``shell_main(None, frames)`` on the kernel's loop, frames as ``zmq.Frame`` (it receives with ``copy=False``)."""
+    import threading
+
+    import zmq
+    from ipykernel.kernelbase import Kernel
+    from ipykernel.subshell_manager import SubshellManager
+    from tornado.ioloop import IOLoop
+
+    assert list(inspect.signature(Kernel.shell_main).parameters) == ["self", "subshell_id", "msg"]
+    assert "partial(on_recv_callback, None)" in inspect.getsource(SubshellManager.set_on_recv_callback)
+    assert "copy=False" in inspect.getsource(Kernel.dispatch_shell) and "io_loop" in inspect.getsource(Kernel.start)
+
+    class Shell:
+        def __init__(self) -> None:
+            self.io_loop = IOLoop()
+            self.got: list[tuple[str | None, list[bytes], bool]] = []
+
+        async def shell_main(self, subshell_id: str | None, msg: list[Any]) -> None:
+            on_loop = threading.current_thread() is thread
+            self.got.append((subshell_id, [frame.bytes for frame in msg if isinstance(frame, zmq.Frame)], on_loop))
+
+    shell = Shell()
+    thread = threading.Thread(target=shell.io_loop.start, daemon=True)
+    thread.start()
+    try:
+        compat.submit_shell(shell, [b"ident", b"<IDS|MSG>", b"sig"]).result(timeout=30)
+    finally:
+        shell.io_loop.add_callback(shell.io_loop.stop)
+        thread.join(30)
+    assert shell.got == [(None, [b"ident", b"<IDS|MSG>", b"sig"], True)]
+
+
 def test_iopub_sent_waits_for_what_the_iopub_thread_had_queued() -> None:
     """jupyter console printed the next prompt before a cell's console.log line on a busy machine: the
     reply overtook output still queued for ipykernel's IOPub thread. The reply now waits for the queue."""

@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
             from mcp_kernel.cli.quick import run as quick  # a warm step through the session's socket (cli/quick.py)
 
             if (status := quick(argv)) is not None:
-                return status
+                return _leave(status) if command else status
         if argv[:1] == ["serve"]:  # the kernel as an MCP server (cli/serve.py, mcp_kernel/serve)
             from mcp_kernel.cli.serve import main as serve_main
 
@@ -47,6 +47,20 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mcp2repl: interrupted", file=sys.stderr)
         return INTERRUPTED
+
+
+def _leave(status: int) -> int:  # never returns (typing is not imported on this path)
+    """The console script's fast step ends here, its output flushed, as a one-shot run does (oneshot.leave), without
+    importing it: the interpreter's teardown is ~10% of a bare ``python -c pass`` and of a warm step, and the fast
+    client registers no ``atexit`` handler (it imports nothing that would, cli/quick.py), so none is skipped."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader gone (| head): nothing more to say
+            pass
+    os._exit(status)
 
 
 def _run_notebook(argv: list[str]) -> int:

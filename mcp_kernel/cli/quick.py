@@ -65,6 +65,14 @@ def unpack(read: Callable[[int], bytes], count: int, limit: int) -> list[bytes] 
     return None
 
 
+def request(argv: list[str], cwd: str, stdin: bytes | None, env: dict[str, str]) -> bytes:
+    """One step's request, as cli/stepsocket.py reads it: one netstring (read whole, then split) of the version,
+    the working folder, stdin (whether given, and what), argv and the MCP2REPL_* environment."""
+    pairs = [os.fsencode(f"{k}={v}") for k, v in env.items() if k.startswith("MCP2REPL_")]
+    head = [VERSION, os.fsencode(cwd), b"%d" % (stdin is not None), stdin or b"", b"%d" % len(argv), b"%d" % len(pairs)]
+    return pack([pack(head + [os.fsencode(a) for a in argv] + pairs)])
+
+
 def recognised(argv: list[str]) -> str | None:
     """The session a plain step names (None: not a plain step; the parser will read it the usual way)."""
     name, evals, i = None, 0, 0
@@ -141,8 +149,6 @@ def run(argv: list[str]) -> int | None:
     stdin = None
     if any(argv[i] in ("-e", "--eval") and argv[i + 1] == "-" for i in range(len(argv) - 1)):
         stdin = sys.stdin.buffer.read()
-    env = [os.fsencode(f"{k}={v}") for k, v in os.environ.items() if k.startswith("MCP2REPL_")]
-    head = [VERSION, os.fsencode(os.getcwd()), b"%d" % (stdin is not None), stdin or b"", b"%d" % len(argv), b"%d" % len(env)]
     sent: list[bool] = []
 
     def hang_up(signum: int, frame: object) -> None:
@@ -158,7 +164,7 @@ def run(argv: list[str]) -> int | None:
 
     previous = _signal.signal(_signal.SIGINT, hang_up)  # a handler, not KeyboardInterrupt: it can land anywhere
     try:
-        sock.sendall(pack([pack(head + [os.fsencode(a) for a in argv] + env)]))  # one field: read whole, then split
+        sock.sendall(request(argv, os.getcwd(), stdin, dict(os.environ)))
         sent.append(True)
         reply = _answer(sock)
     finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import traceback
 from typing import TextIO
 
+from ..client.kernel_session import Channel
 from ..client.registry import SessionError
 from . import render, sessions
 from .options import Options, UsageError, parse, program
@@ -32,9 +33,20 @@ def _not_served(o: Options, name: str) -> str | None:
 Reply = int | str
 
 
-def run(argv: list[str], env: dict[str, str], stdin: bytes | None, name: str, watch: sessions.Watch, pid: int, out: TextIO, err: TextIO) -> Reply:
+def run(
+    argv: list[str],
+    env: dict[str, str],
+    stdin: bytes | None,
+    name: str,
+    watch: sessions.Watch,
+    pid: int,
+    out: TextIO,
+    err: TextIO,
+    channel: Channel | None = None,
+) -> Reply:
     """Step ``argv`` (with the client's MCP2REPL_* ``env`` and ``stdin``) as the command would in its own process;
-    what it prints goes to ``out`` and ``err`` (the client's, live: a busy session's notice is said as it waits)."""
+    what it prints goes to ``out`` and ``err`` (the client's, live: a busy session's notice is said as it waits).
+    ``channel``: this kernel's own shell (kernel/direct.py); None: a ZMQ connection to it, as the command makes."""
     as_json = "--json" in argv
     try:
         o = parse(argv, env)
@@ -42,7 +54,7 @@ def run(argv: list[str], env: dict[str, str], stdin: bytes | None, name: str, wa
         if why := _not_served(o, name):
             return why
         code = program(o, stdin)
-        result, limit = sessions.step(o, code, [], err=err, watch=watch, pid=pid)
+        result, limit = sessions.step(o, code, [], err=err, watch=watch, pid=pid, channel=channel)
         assert result is not None  # a plain step has code
         status = render.envelope(result, out, limit=limit, trace=o.trace) if o.json else render.human(result, out, err, quiet=o.quiet)
     except UsageError as exc:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..client import registry
-from ..client.kernel_session import KernelSession
+from ..client.kernel_session import Channel, KernelSession
 from ..client.registry import SessionFiles, StartOptions
 from ..client.result import StepResult
 from . import render
@@ -39,13 +39,20 @@ def start_options(o: Options) -> StartOptions:
 
 
 def step(
-    o: Options, code: str | None, helpers: list[tuple[str, str]], err: TextIO | None = None, watch: Watch | None = None, pid: int | None = None
+    o: Options,
+    code: str | None,
+    helpers: list[tuple[str, str]],
+    err: TextIO | None = None,
+    watch: Watch | None = None,
+    pid: int | None = None,
+    channel: Channel | None = None,
 ) -> tuple[StepResult | None, int]:
     """Run the helpers and the program as steps of session ``o.session`` (None when only restarting),
     and the step's output limit (what bounds its --json envelope): its own, else the session's.
 
     ``err`` is where notices go (stderr); ``watch`` what interrupts the step (Ctrl-C of this process
-    by default; a step served by the session's kernel is interrupted when its client goes, cli/served.py)."""
+    by default; a step served by the session's kernel is interrupted when its client goes, cli/served.py);
+    ``channel`` the way to the kernel when the step is served by that kernel itself (kernel/direct.py)."""
     assert o.session is not None
     session = KernelSession(
         o.session,
@@ -56,6 +63,7 @@ def step(
         client=f"mcp2repl --session {o.session}",
         kind="cli",
         pid=pid,
+        channel=channel,
     )
     for line in session.notices:
         notice(line, o.quiet, err)

@@ -1,8 +1,10 @@
 """The session kernel's step socket: ``.mcp2repl/sessions/NAME.sock``, for the fast client (cli/quick.py).
 
 Started by ``python -m mcp_kernel`` for a named session's kernel, in daemon threads beside
-ipykernel (its event loop is never touched: each step reaches the kernel as a Jupyter execute over
-its own ZMQ connection, cli/served.py). The socket is owner-only in an owner-only folder, and a
+ipykernel. Each step runs through the command's own code (cli/served.py) and reaches the kernel
+as a Jupyter execute handed to its shell in-process (kernel/direct.py: the same dispatch, order,
+record and IOPub as a request over ZMQ, without a connection of the kernel to itself); before the
+kernel's loop runs, over a ZMQ connection as the command would. The socket is owner-only in an owner-only folder, and a
 connection is served only when ``SO_PEERCRED`` says its peer runs as this user: the socket is a
 second door to the same kernel, with the same key as its connection file — being this user.
 Netstrings in (argv, environment, working folder, stdin; cli/quick.py), netstrings out (status,
@@ -18,14 +20,20 @@ import stat
 import struct
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..client.kernel_session import KernelSession
 from ..client.registry import FOLDER, SessionFiles
 from ..client.trust import folder_problem
 from .quick import VERSION, pack, unpack
-from .sessions import Watch
+
+if TYPE_CHECKING:
+    from ..client.kernel_session import Channel, KernelSession
+    from .sessions import Watch
+
+#: The way to this kernel's own shell for a step, or None (not yet: the step then connects over ZMQ).
+Direct = Callable[[], "Channel | None"]
 
 #: A request's most bytes (its stdin is the program): past it the connection is dropped.
 MAX_REQUEST = 64 << 20
@@ -36,15 +44,16 @@ def socket_path(files: SessionFiles) -> Path:
     return files.folder / f"{files.name}.sock"
 
 
-def serve(conn_file: Path) -> None:
-    """Listen for steps of the session whose connection file is ``conn_file`` (…/.mcp2repl/sessions/kernels/NAME.json)."""
+def serve(conn_file: Path, direct: Direct | None = None) -> None:
+    """Listen for steps of the session whose connection file is ``conn_file`` (…/.mcp2repl/sessions/kernels/NAME.json);
+    ``direct`` gives each step its way to this kernel's shell (kernel/direct.py)."""
     cwd = conn_file.absolute().parents[3]
     if cwd / FOLDER / "kernels" != conn_file.absolute().parent:
         return  # not a named session's kernel
-    threading.Thread(target=_listen, args=(SessionFiles(conn_file.stem, cwd),), name="mcp2repl-step-socket", daemon=True).start()
+    threading.Thread(target=_listen, args=(SessionFiles(conn_file.stem, cwd), direct), name="mcp2repl-step-socket", daemon=True).start()
 
 
-def _listen(files: SessionFiles) -> None:
+def _listen(files: SessionFiles, direct: Direct | None) -> None:
     path = socket_path(files)
     try:
         if any(folder_problem(p)[0] or folder_problem(p)[1] & 0o077 for p in (files.folder, files.kernels)):
@@ -60,18 +69,20 @@ def _listen(files: SessionFiles) -> None:
         server.listen(16)
     except OSError as exc:
         return _say(f"no step socket at {files.rel(path)} ({exc.strerror or exc}): steps take the ZMQ path")
-    import mcp_kernel.cli.served  # noqa: F401 - loaded now, not on the first step
+    # Loaded now, not on the first step: 7 modules, ~120 KB in a kernel that has ipykernel and zmq already
+    # (measured for issue 28: importing it lazily would save an idle kernel nothing worth a slower first step).
+    import mcp_kernel.cli.served  # noqa: F401
 
     while True:
         conn, _ = server.accept()
-        threading.Thread(target=_handle, args=(conn, files), name="mcp2repl-step", daemon=True).start()
+        threading.Thread(target=_handle, args=(conn, files, direct), name="mcp2repl-step", daemon=True).start()
 
 
 def _say(text: str) -> None:
     print(f"[mcp2repl] {text}", file=sys.__stderr__, flush=True)
 
 
-def _handle(conn: socket.socket, files: SessionFiles) -> None:
+def _handle(conn: socket.socket, files: SessionFiles, direct: Direct | None) -> None:
     from . import served
 
     with conn:
@@ -85,8 +96,11 @@ def _handle(conn: socket.socket, files: SessionFiles) -> None:
         reply: served.Reply = "another folder"
         if os.path.realpath(cwd) == os.path.realpath(files.cwd):
             out, err = _Live(conn, b"o"), _Live(conn, b"e")
-            reply = served.run(argv, env, stdin, files.name, _hang_up_interrupts(conn), pid, out, err)  # type: ignore[arg-type]
+            channel = direct() if direct is not None else None
+            reply = served.run(argv, env, stdin, files.name, _hang_up_interrupts(conn), pid, out, err, channel)  # type: ignore[arg-type]
         _send(conn, [b"f", reply.encode()] if isinstance(reply, str) else [b"x", b"%d" % reply])
+        with contextlib.suppress(OSError):  # the end, said: close alone is not while the hang-up watcher's recv holds the socket
+            conn.shutdown(socket.SHUT_RDWR)
 
 
 def _send(conn: socket.socket, fields: list[bytes]) -> None:

@@ -45,6 +45,8 @@ class KernelSession:
     state was lost. ``notify`` hears what a waiting client should say at once (a busy session;
     default: a line on stderr), ``client`` is how other clients name this one while it steps,
     ``kind`` how the session's notebook names who stepped it (``step-api``, ``cli``, ``serve``).
+    ``channel``: the way to the session's running kernel, given by that kernel itself (its step
+    socket's steps, cli/stepsocket.py): no connection is made, and no check of a kernel that is this process.
     """
 
     def __init__(
@@ -60,6 +62,7 @@ class KernelSession:
         client: str = "the Python step API",
         kind: str = "step-api",
         pid: int | None = None,
+        channel: Channel | None = None,
     ) -> None:
         self.files = SessionFiles(name, Path(cwd) if cwd else None)
         self.options = options or StartOptions()
@@ -71,7 +74,10 @@ class KernelSession:
         self._running = False  # this client's step is in the kernel
         self.channel: Channel
         self.files.secure(create=True)
-        if gateway:
+        if channel is not None:  # the session's own kernel, stepped from inside it (kernel/direct.py): it runs
+            self._same_options()
+            self.channel = channel
+        elif gateway:
             from .gateway import GatewaySession
 
             token = token if token is not None else os.environ.get("MCP2REPL_GATEWAY_TOKEN", "")

@@ -16,6 +16,7 @@ from .jupyter import (
     protocol_version,
     shell_busy,
     skip_empty_flush,
+    submit_shell,
 )
 from .mcp_sdk import (
     absorb_listing,
@@ -65,6 +66,7 @@ __all__ = [
     "skip_empty_flush",
     "start_eval",
     "start_v8_task",
+    "submit_shell",
     "terminated_exception",
     "v8_version",
 ]

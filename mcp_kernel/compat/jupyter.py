@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import threading
 from collections.abc import Awaitable, Callable
@@ -53,6 +54,21 @@ async def dispatch_beside(kernel: Any, msg: Any, header: dict[str, Any], spawn: 
         kernel._publish_status("idle", "shell", parent)
     finally:
         kernel.set_parent(shell_ident, shell_parent, channel="shell")
+
+
+def submit_shell(kernel: Any, frames: list[bytes]) -> concurrent.futures.Future[None]:
+    """Hand the kernel a signed shell request (``Session.serialize``'s frames) as if its shell socket had brought it.
+
+    The session kernel's own step socket (kernel/direct.py) would otherwise talk ZMQ to its own
+    process. ipykernel 7.4's shell-channel thread passes each request to ``shell_main(None, frames)``
+    on the kernel's loop (frames as ``zmq.Frame``, since it receives with ``copy=False``): the same
+    call, from any thread, keeps the shell's order, lock, busy/idle and handlers. The future ends
+    when the request was handled (its reply sent: to ``frames``' identity, which no peer has).
+    """
+    import zmq
+
+    loop = kernel.io_loop.asyncio_loop  # the kernel's main loop, where ipykernel runs the main shell
+    return asyncio.run_coroutine_threadsafe(kernel.shell_main(None, [zmq.Frame(f) for f in frames]), loop)
 
 
 def input_request(kernel: Any, prompt: str, password: bool = False, stop: threading.Event | None = None) -> str:

@@ -28,7 +28,7 @@ from traitlets import Float, Int, Unicode
 
 from .. import __version__, compat, rundir
 from ..session import Ask, Progress, Session, SessionOptions
-from . import steps
+from . import direct, steps
 from .approvals import out_of_band
 from .history import History
 from .parent_output import ParentOutput
@@ -108,6 +108,7 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
         self._reply_calls: dict[str, dict[str, Any]] = {}
         self._last_active = time.monotonic()
         self.recording = Recording(self.record, self.shell_session.redactor) if self.record else None
+        self.direct_steps: dict[str, direct.Heard] = {}  # the step socket's steps, by msg_id (direct.py)
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -119,6 +120,7 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
 
     async def _boot(self) -> None:
         self._shell_loop = asyncio.get_running_loop()
+        direct.started(self)
         # Signal-mode clients and `kill -INT`: stop JS, never raise KeyboardInterrupt.
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.shell_session.interrupt)
         # SIGTERM is how clients end a kernel whose shutdown takes long (jupyter_client after 2.5 s):
@@ -257,7 +259,7 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
             cell = f"cell[{self.execution_count}]"
         recording = self.recording if store_history and not silent else None
         key = recording.begin(parent, code, self.execution_count) if recording else ""
-        output = ParentOutput(self, parent, recording.output if recording else None, key) if not silent else None
+        output = ParentOutput(self, parent, direct.tee(self, parent, recording), key) if not silent else None
         ask = self._asker() if allow_stdin and not silent else None
         step = (parent.get("metadata") or {}).get("mcp2repl") or {}  # from a step client (mcp_kernel/client)
         given = steps.execute_options(step if isinstance(step, dict) else {})  # its data and limits
@@ -342,6 +344,7 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
         found = self._reply_calls.pop(parent.get("header", {}).get("msg_id", ""), None)
         if found is not None:
             metadata["mcp2repl"] = found
+        direct.replied(self, parent, reply_content, metadata)
         return metadata
 
     # ---- read-only requests ---------------------------------------------------------------------

@@ -4,19 +4,27 @@ Each case runs the same step twice against one real session: through the socket 
 the usual way (``MCP2REPL_STEP_SOCKET=0``: the ZMQ client in the command's own process), and the
 two must print the same stdout and stderr and exit with the same status. A socket path that is
 not the kernel's own socket of this user (a planted file, a link) is never used: the step takes
-the usual way, which still works. The kernel answers Jupyter requests while a socket step runs.
+the usual way, which still works. The kernel answers Jupyter requests while a socket step runs,
+shows the step to attached frontends as any cell, and serves no process of another user.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import shutil
+import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from agent_cli import MCP2REPL, PY, Run, clean_env, cli, stop_all
+
+from mcp_kernel.cli.quick import pack, request
 
 CELL = re.compile(r"cell\[\d+\]")
 SOCKET = Path(".mcp2repl/sessions/f.sock")
@@ -112,3 +120,106 @@ def test_the_kernel_answers_jupyter_while_a_socket_step_runs(here: Path) -> None
     finally:
         if step.poll() is None:
             step.kill()
+
+
+def test_an_attached_frontend_sees_a_socket_step_as_any_cell_and_no_connection_of_the_kernel_to_itself(here: Path) -> None:
+    """The kernel hands a socket step to its own shell (kernel/direct.py): a frontend attached to the session sees it
+    on IOPub as any client's cell — busy, its code, its result, idle — and nothing else: no kernel_info of a ZMQ
+    connection the kernel would otherwise make to itself for each step."""
+    from jupyter_client import BlockingKernelClient
+
+    kc = BlockingKernelClient(connection_file=str(here / ".mcp2repl" / "sessions" / "kernels" / "f.json"))
+    kc.load_connection_file()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        while _iopub(kc, 0.5) is not None:  # what kernel_info of wait_for_ready published
+            pass
+        assert cli("--session", "f", "-e", "return 6 * 7", cwd=here) == Run(0, "42\n", "")
+        seen: list[tuple[str, str, object]] = []
+        while not seen or seen[-1][0] != "status" or seen[-1][2] != "idle" or seen[-1][1] != "execute_request":
+            msg = _iopub(kc, 30)
+            assert msg is not None, f"waited 30 s for the step's idle status on IOPub; saw {seen}"
+            content = msg["content"]
+            shown = content.get("execution_state") or content.get("code") or (content.get("data") or {}).get("text/plain")
+            seen.append((msg["msg_type"], msg["parent_header"].get("msg_type", ""), shown))
+    finally:
+        kc.stop_channels()
+    assert seen == [
+        ("status", "execute_request", "busy"),
+        ("execute_input", "execute_request", "return 6 * 7"),
+        ("execute_result", "execute_request", "42"),
+        ("status", "execute_request", "idle"),
+    ]
+
+
+def _iopub(kc: object, timeout: float) -> dict[str, object] | None:
+    try:
+        return kc.get_iopub_msg(timeout=timeout)  # type: ignore[attr-defined,no-any-return]
+    except Exception:  # noqa: BLE001 - queue.Empty: nothing within the timeout
+        return None
+
+
+NOBODY = 65534
+
+
+def _ask_as(uid: int | None, path: Path, request: bytes) -> bytes:
+    """Everything the kernel answers ``request`` sent over ``path`` by a process of ``uid`` (None: this user).
+
+    A forked child becomes that user before it connects (SO_PEERCRED is taken at connect) and writes
+    what it heard to a pipe: no interpreter is started as that user (it could not read this venv)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: syscalls only, then _exit
+        status = 1
+        try:
+            os.close(read)
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(60)
+            sock.connect(str(path))
+            heard = b""
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # closed unread, maybe before all was sent
+                sock.sendall(request)
+                while chunk := sock.recv(65536):
+                    heard += chunk
+            os.write(write, b"heard:" + heard)
+            status = 0
+        except BaseException as exc:  # noqa: BLE001 - said to the parent, which fails the test with it
+            os.write(write, f"failed: {exc!r}".encode())
+        finally:
+            os._exit(status)
+    os.close(write)
+    got = b""
+    while chunk := os.read(read, 65536):
+        got += chunk
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert got.startswith(b"heard:"), got
+    return got.removeprefix(b"heard:")
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="becoming another user takes root")
+def test_a_peer_of_another_user_is_not_served(here: Path) -> None:
+    """The kernel serves only peers of its own user (SO_PEERCRED), even when the socket is reachable by others:
+    a process of user nobody is given no word and its step never runs; the same request of this user is served."""
+    door = Path(tempfile.mkdtemp(prefix="mcp2repl-door-"))  # a hard link, in a folder others may enter, to the session's socket
+    sock = here / SOCKET
+    try:
+        door.chmod(0o755)
+        try:
+            os.link(sock, door / "f.sock")
+        except OSError as exc:
+            pytest.skip(f"no hard link to the socket from {door} ({exc})")
+        sock.chmod(0o666)  # the inode's mode: others may connect (the kernel checked the folders when it started)
+        asked = request(["--session", "f", "-e", "globalThis.stranger = 'ran'; return 'served'"], str(here), None, {})
+        assert _ask_as(NOBODY, door / "f.sock", asked) == b""
+        sock.chmod(0o600)
+        assert cli("--session", "f", "-e", "typeof stranger", cwd=here) == Run(0, "'undefined'\n", "")
+        assert _ask_as(None, door / "f.sock", asked) == pack([b"o", b"'served'\n"]) + pack([b"x", b"0"])
+    finally:
+        sock.chmod(0o600)
+        shutil.rmtree(door, ignore_errors=True)
