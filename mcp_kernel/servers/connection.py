@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
-from mcp import ClientSession
+from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from mcp_kernel import __version__
