@@ -28,7 +28,7 @@ from traitlets import Float, Int, Unicode
 
 from .. import __version__, compat, rundir
 from ..session import Ask, Progress, Session, SessionOptions
-from . import steps
+from . import pages, steps
 from .approvals import out_of_band
 from .history import History
 from .parent_output import ParentOutput
@@ -130,6 +130,14 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
             self.log.exception("could not start the JavaScript engine")
         if self.idle_timeout > 0:
             self._idle_task = asyncio.ensure_future(self._end_when_idle())
+        self._pages_task = asyncio.ensure_future(self._release_loading_pages())
+
+    async def _release_loading_pages(self) -> None:
+        """Once V8 and the servers' SDK are loaded, drop the library pages only loading read (see pages.py)."""
+        done = self.shell_session.servers.done
+        if done is not None:
+            await asyncio.shield(done)
+        pages.release_loading_pages()
 
     async def _end_when_idle(self) -> None:
         """A detached session kernel nobody uses ends itself, its servers too, and leaves no connection file."""
