@@ -133,11 +133,11 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
         self._pages_task = asyncio.ensure_future(self._release_loading_pages())
 
     async def _release_loading_pages(self) -> None:
-        """Once V8 and the servers' SDK are loaded, drop the library pages only loading read (see pages.py)."""
+        """Once V8 and the servers' SDK are loaded: V8's ICU copy becomes the file's pages, and library pages only loading read go."""
         done = self.shell_session.servers.done
         if done is not None:
             await asyncio.shield(done)
-        pages.release_loading_pages()
+        pages.give_back()
 
     async def _end_when_idle(self) -> None:
         """A detached session kernel nobody uses ends itself, its servers too, and leaves no connection file."""

@@ -18,6 +18,8 @@ from __future__ import annotations
 import ctypes
 import sys
 
+from .. import compat
+
 MADV_DONTNEED = 4
 #: mappings of files that are read-only: what is in them is the file, unless a page was copied
 READ_ONLY = ("r--p", "r-xp")
@@ -59,3 +61,9 @@ def release_loading_pages() -> int:
         if madvise(start, length, MADV_DONTNEED) == 0:
             advised += length
     return advised
+
+
+def give_back() -> None:
+    """After start-up: V8's copy of the ICU data becomes the file's pages (see compat), then the pages only loading read go."""
+    compat.share_icu_data()
+    release_loading_pages()
