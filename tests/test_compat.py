@@ -7,6 +7,7 @@ import contextlib
 import inspect
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -672,3 +673,24 @@ def test_exit_handlers_run_once_last_first_without_exiting() -> None:
 
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert (done.returncode, done.stdout, done.stderr) == (0, "last registered\nfirst registered\nstill running\n", "")
+
+
+def test_share_icu_data_maps_v8s_copy_of_the_file_and_intl_answers_the_same() -> None:
+    code = """
+from mcp_kernel.engine.context import configure_v8
+configure_v8()
+from py_mini_racer import MiniRacer
+from mcp_kernel import compat
+def anon_kb():
+    return int(next(l for l in open("/proc/self/status") if l.startswith("RssAnon")).split()[1])
+ctx = MiniRacer()
+js = ("[new Intl.DateTimeFormat('de-DE', {timeZone: 'UTC'}).format(new Date(0)), 'ﬀé'.normalize('NFKD').length,"
+      " /\\\\p{L}+/u.test('é'), 'ä'.localeCompare('z', 'de'), (1234567.891).toLocaleString('en-IN'), 'İ'.toLocaleLowerCase('tr')].join('|')")
+before, anon = ctx.eval(js), anon_kb()
+mapped = compat.share_icu_data()
+print(before, ctx.eval(js), mapped > 10_000_000, anon - anon_kb() > 8_000, compat.share_icu_data())
+ctx.close()
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    said = "1.1.1970|4|true|-1|12,34,567.891|i"
+    assert (out.returncode, out.stdout, out.stderr) == (0, f"{said} {said} True True 0\n", "")

@@ -1,11 +1,62 @@
-"""Private parts of anyio's process streams and of the MCP SDK's client session."""
+"""Private parts of anyio's process streams and of the MCP SDK's client session, and its package layout."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from types import SimpleNamespace
+import importlib
+import importlib.util
+import sys
+import threading
+from types import ModuleType, SimpleNamespace
 from typing import Any
+
+# ---- the SDK's packages -----------------------------------------------------------------------
+
+#: Packages whose ``__init__`` the kernel runs only when a name of theirs is asked for.
+DEFERRED_PACKAGES = ("mcp", "mcp.client")
+_deferred_lock = threading.Lock()
+
+
+def defer_package_inits() -> None:
+    """Let ``import mcp.client.session`` load that module alone, not the SDK's whole server side.
+
+    ``mcp/__init__.py`` and ``mcp/client/__init__.py`` import ``mcp.client.client``, which imports
+    ``mcp.server`` for its in-memory transport: starlette, uvicorn, sse_starlette, httpx2, click,
+    cryptography and OpenTelemetry's tracer, ~330 modules and ~17 MB of an idle kernel's memory that
+    a client of stdio servers never uses. Here both packages are made without running their
+    ``__init__`` (the import system finds submodules through ``__path__`` alone); the first name
+    asked of either that is not a submodule runs its ``__init__`` then, so ``mcp.ClientSession``
+    and ``from mcp.client import Client`` still work, at the old cost. Only the kernel's own
+    process calls this, before anything imports the SDK; elsewhere it does nothing.
+    """
+    if "mcp" in sys.modules:
+        return
+    for name in DEFERRED_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+            return  # not the layout this expects: import the SDK the usual way
+        module = importlib.util.module_from_spec(spec)
+        module.__getattr__ = functools.partial(_first_name, module)  # type: ignore[attr-defined]
+        sys.modules[name] = module
+        parent, _, child = name.rpartition(".")
+        if parent:
+            setattr(sys.modules[parent], child, module)
+
+
+def _first_name(module: ModuleType, attr: str) -> Any:
+    """A name the deferred package has not got yet: a submodule's is imported, any other runs ``__init__``."""
+    if not attr.startswith("__") and importlib.util.find_spec(f"{module.__name__}.{attr}") is not None:
+        return importlib.import_module(f"{module.__name__}.{attr}")
+    with _deferred_lock:
+        if "__getattr__" in module.__dict__:
+            del module.__dict__["__getattr__"]
+            module.__spec__.loader.exec_module(module)  # type: ignore[union-attr]
+    try:
+        return module.__dict__[attr]
+    except KeyError:
+        raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}") from None
+
 
 # ---- anyio ------------------------------------------------------------------------------------
 
@@ -282,6 +333,15 @@ async def drive_input_required(first: Any, dispatch: Any, retry: Any, max_rounds
     from mcp.client._input_required import run_input_required_driver
 
     return await run_input_required_driver(first, dispatch=dispatch, retry=retry, max_rounds=max_rounds)
+
+
+def rounds_exceeded() -> type[Exception]:
+    """The SDK's ``InputRequiredRoundsExceededError``, from its private module: ``mcp.client``'s
+    ``__init__`` exports it, and importing it from there loads the SDK's server side (see
+    :func:`defer_package_inits`)."""
+    from mcp.client._input_required import InputRequiredRoundsExceededError
+
+    return InputRequiredRoundsExceededError
 
 
 def set_modern_log_level(session: Any, level: str) -> None:

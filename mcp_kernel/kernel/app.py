@@ -40,7 +40,9 @@ def launch() -> None:
     import zmq
     from ipykernel.kernelapp import IPKernelApp
 
-    from .. import rundir
+    from .. import compat, rundir
+
+    compat.defer_package_inits()  # before anything imports the MCP SDK: its client side alone
     from .kernel import MCPKernel
 
     rundir.current().watch_crashes()

@@ -28,7 +28,7 @@ from traitlets import Float, Int, Unicode
 
 from .. import __version__, compat, rundir
 from ..session import Ask, Progress, Session, SessionOptions
-from . import direct, steps
+from . import direct, pages, steps
 from .approvals import out_of_band
 from .history import History
 from .parent_output import ParentOutput
@@ -132,6 +132,8 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
             self.log.exception("could not start the JavaScript engine")
         if self.idle_timeout > 0:
             self._idle_task = asyncio.ensure_future(self._end_when_idle())
+        # V8's ICU copy becomes the file's pages, and library pages only loading read go (pages.py)
+        self._pages_task = asyncio.ensure_future(pages.give_back_after(self.shell_session.servers.done))
 
     async def _end_when_idle(self) -> None:
         """A detached session kernel nobody uses ends itself, its servers too, and leaves no connection file."""

@@ -34,17 +34,25 @@ RESERVED = set(
 )
 
 
+#: jsonschema's optional format checkers that no check in this process runs: argument checks here
+#: and the SDK's output-schema checks pass no format checker, and the metaschemas a schema is checked
+#: against (``check_schema``) use only ``uri``, ``uri-reference`` and ``regex``, which stay.
+UNUSED_FORMAT_MODULES = ("rfc3987_syntax", "isoduration", "webcolors", "uri_template", "jsonpointer", "fqdn", "rfc3339_validator")
+
+
 def import_jsonschema() -> Any:
-    """Import jsonschema without its IRI format checker.
+    """Import jsonschema without the format checkers nothing here uses.
 
     jsonschema imports ``rfc3987_syntax`` when installed (JupyterLab pulls it in), which compiles
-    39 grammars at import: 1.6 s of CPU on the first tool call. Argument checks here never check
-    formats, so the kernel process hides that optional module from jsonschema.
+    39 grammars at import: 1.6 s of CPU on the first tool call; ``isoduration`` brings arrow and
+    dateutil (~2 MB of the kernel's memory with the others of :data:`UNUSED_FORMAT_MODULES`). The
+    kernel process hides those optional modules from jsonschema.
     """
     import sys
 
     if "jsonschema" not in sys.modules:
-        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+        for name in UNUSED_FORMAT_MODULES:
+            sys.modules.setdefault(name, None)  # type: ignore[arg-type]
     import jsonschema
 
     return jsonschema

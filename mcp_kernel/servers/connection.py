@@ -20,14 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
-from mcp import ClientSession
+from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from mcp_kernel import __version__
 
 from ..compat import session_closed
 from . import mrtr, tasks_ext
-from .auth import LoginHooks
 from .authspec import login_advice
 from .client_side import ClientSide, Person
 from .era import MODERN_LOG_LEVEL, invalid_answer, negotiate, worded
@@ -267,6 +266,8 @@ class ServerConnection(ClientSide, ToolListing):
             launch, spawned, self.early = self.launch(), self.early, None  # Launch.of: a stdio spec has a command
             transport = stdio_transport(launch.command, launch.args, env=dict(launch.env), cwd=launch.cwd, log_path=launch.log_path, status=self.process, spawned=spawned)
             return await stack.enter_async_context(transport)
+        from .auth import LoginHooks  # the OAuth flow and httpx2: loaded for a remote server only
+
         hooks = LoginHooks(show=self.events.show_login, waiting=self._waiting_for_login, secret=self.events.secret)
         return await open_remote(spec, stack, self._http, hooks)
 

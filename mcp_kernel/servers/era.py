@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp import ClientSession
+from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from .. import compat

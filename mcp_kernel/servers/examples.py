@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-import regex
-
 from .schema import OBJECT_KEYS as _OBJECT_KEYS
 from .schema import PATTERN_SECONDS
 from .schema import bounds as _bounds
@@ -79,6 +77,8 @@ def _pattern_sample(pattern: str) -> str | None:
 def _search(pattern: str, text: str) -> bool | None:
     """Whether the regex matches somewhere in ``text``; None when it cannot be compiled or takes too long
     (schemas come from servers: a pattern like ``^(a+)+$`` must not stall discovery)."""
+    import regex  # on the first pattern only: ~3 MB of an idle kernel's memory
+
     try:
         return regex.search(pattern, text, timeout=PATTERN_SECONDS) is not None
     except (regex.error, TypeError, TimeoutError):

@@ -11,7 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 import mcp_types as types
-from mcp import ClientSession
+from mcp.client.session import ClientSession
 
 from .. import compat
 from .era import is_modern

@@ -13,9 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp_types as types
-from mcp import ClientSession
-from mcp.client import InputRequiredRoundsExceededError
-from mcp.client.session import ClientRequestContext
+from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 
 from .. import compat
@@ -60,7 +58,7 @@ async def settle(session: ClientSession, first: Any, retry: Retry, what: str) ->
 
     try:
         return await compat.drive_input_required(first, dispatch, retry, MAX_ROUNDS)
-    except InputRequiredRoundsExceededError:
+    except compat.rounds_exceeded():
         raise MCPError(types.INTERNAL_ERROR, f"{what}: the server asked for input {MAX_ROUNDS} times without answering; given up") from None
     except BaseExceptionGroup as group:  # an answer failed inside the driver's task group: the first cause
         first_error = group.exceptions[0]

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx2
-
-from .auth import AuthState, LoginHooks, LoginRequired, build
 from .spec import ServerSpec
+
+if TYPE_CHECKING:  # httpx2 and the OAuth flow (jwt, cryptography): ~10 MB a kernel of stdio servers never needs
+    import httpx2
+
+    from .auth import AuthState, LoginHooks
 
 
 @dataclass
@@ -34,6 +36,10 @@ def uses_oauth(spec: ServerSpec) -> bool:
 
 
 async def open_remote(spec: ServerSpec, stack: contextlib.AsyncExitStack, trace: HttpTrace, hooks: LoginHooks) -> tuple[Any, Any]:
+    import httpx2
+
+    from .auth import build
+
     assert spec.url
     auth: httpx2.Auth | None = None
     if uses_oauth(spec):
@@ -67,11 +73,17 @@ async def open_remote(spec: ServerSpec, stack: contextlib.AsyncExitStack, trace:
     return streams[0], streams[1]
 
 
+def _login_required(error: BaseException) -> bool:
+    from .auth import LoginRequired  # loaded already: a trace has an auth state only once auth.build ran
+
+    return isinstance(error, LoginRequired)
+
+
 def describe_remote(spec: ServerSpec, text: str, trace: HttpTrace) -> str:
     """``text`` (the failure) completed with the HTTP status, the URL that answered it, and for a
     401 what to configure."""
     state = trace.auth
-    if state is not None and state.error is not None and not isinstance(state.error, LoginRequired):
+    if state is not None and state.error is not None and not _login_required(state.error):
         text = f"OAuth login failed: {state.error}"
         if spec.auth is None:  # the implicit login of a plain URL, started by a Bearer challenge
             text += '; if the server expects a token rather than a login, pass "headers": {"Authorization": "Bearer ${TOKEN}"}'

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp_types as types
-from mcp import ClientSession
+from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 

@@ -20,9 +20,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 import mcp_types as types
-from mcp import ClientSession
 from mcp.client.extension import ResultClaim
-from mcp.client.session import ClientRequestContext
+from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 
 from ..compat import send_unvalidated
