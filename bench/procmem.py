@@ -101,11 +101,14 @@ def tree(pid: int, servers: list[Server]) -> Tree:
     """The kernel ``pid``'s processes now: a server's descendants count as that server's."""
     kernel = psutil.Process(pid)
     children = kernel.children(recursive=True)
+    # The deepest process that runs a server's command is the server: a supervisor given that
+    # command line to run (a guard) is a helper above it.
+    matches = {c.pid: c for c in children if _is_server(c, servers)}
     server_side: set[int] = set()
-    for child in children:
-        if child.pid not in server_side and _is_server(child, servers):
-            server_side.add(child.pid)
-            server_side.update(c.pid for c in _descendants(child))
+    for pid, proc in matches.items():
+        below = _descendants(proc)
+        if not any(c.pid in matches for c in below):
+            server_side |= {pid, *(c.pid for c in below)}
     used = {c.pid: u for c in children if (u := _usage_or_none(c))}
     return Tree(
         usage(kernel),

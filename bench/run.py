@@ -63,7 +63,7 @@ QUICK = {
 SIZES = ("rounds", "calls", "warmup", "kb", "trivial_n", "quiet_wait", "quiet_cpu", "step_n", "mem_calls", "mem_cells", "sessions", "settle")
 
 
-def parse_args(argv: list[str]) -> tuple[Config, Path, bool]:
+def parse_args(argv: list[str]) -> tuple[Config, Path, bool, str]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     p.add_argument("--rounds", type=int, help="interleaved rounds (default 3)")
     p.add_argument("--calls", type=int, help="calls per sequential loop and per concurrent batch (default 1000)")
@@ -97,7 +97,9 @@ def parse_args(argv: list[str]) -> tuple[Config, Path, bool]:
     if not 0 < cfg.kb <= 65536:
         p.error("--kb must be in 1..65536 (the fixture's big tool)")
     full = not (a.quick or a.only or a.out)
-    return cfg, a.out or BENCH / "results", full
+    # what makes its table not the one to commit, said in the table itself
+    partial = ", ".join(flag for flag, on in (("--quick", a.quick), (f"--only {a.only}", a.only), (f"--rounds {cfg.rounds}", cfg.rounds < Config.rounds)) if on)
+    return cfg, a.out or BENCH / "results", full, partial
 
 
 Trial = tuple[str, str, Callable[[], Awaitable[dict[str, dict[str, Any]]]]]
@@ -228,7 +230,7 @@ def meta() -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    cfg, out, full = parse_args(argv)
+    cfg, out, full, partial = parse_args(argv)
     skipped: dict[str, str] = {}
     for impl in cfg.impls:
         reason = impl_sdk.ensure_node() if impl == "node_sdk" else impl_kernel.available({"kernel": "mcp2repl", "ipykernel": "python3"}.get(impl, ""))
@@ -248,6 +250,7 @@ def main(argv: list[str]) -> int:
         "config": dataclasses.asdict(cfg),
         "meta": meta(),
         "skipped": skipped,
+        "partial": partial,
         "rounds": rounds,
         "summary": summarize(rounds, cfg),
     }
