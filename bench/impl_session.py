@@ -195,7 +195,7 @@ async def sessions(server: Server, cfg: Config, ipykernel: bool = True) -> dict[
     per_session = _median(per)
     mem = started["meminfo"]
     fit_total = int(FULL * mem["MemTotal"] / procmem.MB / per_session)
-    fit_now = int(max(0.0, mem["MemAvailable"] - (1 - FULL) * mem["MemTotal"]) / procmem.MB / per_session) + len(names)
+    fit_now = int(max(0.0, mem["MemAvailable"] - (1 - FULL) * mem["MemTotal"]) / procmem.MB / per_session)  # read before any started
     parts = {
         "kernel": _median([t.kernel.pss / procmem.MB for t in trees]),
         "helpers": _median([sum(u.pss for u in t.helpers) / procmem.MB for t in trees]),

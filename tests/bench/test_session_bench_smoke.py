@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,3 +109,40 @@ def test_the_table_has_every_row_and_no_session_is_left(quick_run: dict) -> None
     assert "| ≤ 40 ms |" in table and "| ≤ 200 ms |" in table and "| ≥ 100 sessions |" in table
     assert quick_run["left"] == []
     assert [p.name for p in Path(quick_run["tmp"]).iterdir() if p.name.startswith("mcp2repl-bench-")] == []  # every session folder removed
+
+
+def test_a_sessions_helpers_are_every_descendant_but_the_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bench/procmem.py on a real process tree shaped as a session's: a kernel with a watcher and a
+    guard that was given the server's whole command line; the server has a child of its own."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import procmem
+    from harness import Server
+
+    py = sys.executable
+    scripts = {
+        "server.py": f"import subprocess, time; subprocess.Popen([{py!r}, '-c', 'import time; time.sleep(120)']); time.sleep(120)",
+        "guard.py": "import subprocess, sys; subprocess.Popen(sys.argv[1:]).wait()",
+        "watcher.py": "import time; time.sleep(120)",
+        "kernel.py": (
+            f"import subprocess, time; subprocess.Popen([{py!r}, 'watcher.py']); "
+            f"subprocess.Popen([{py!r}, '-S', 'guard.py', {py!r}, {str(tmp_path / 'server.py')!r}]); time.sleep(120)"
+        ),
+    }
+    for name, text in scripts.items():
+        (tmp_path / name).write_text(text)
+    kernel = subprocess.Popen([py, "kernel.py"], cwd=tmp_path)
+    try:
+        proc = psutil.Process(kernel.pid)
+        for _ in range(300):  # up to 30 s on a loaded machine for the four descendants to start
+            if len(proc.children(recursive=True)) == 4:
+                break
+            time.sleep(0.1)
+        tree = procmem.tree(kernel.pid, [Server("echo", py, [str(tmp_path / "server.py")], "echo", {})])
+        assert sorted(u.label for u in tree.helpers) == ["guard.py", "watcher.py"]
+        assert sorted(u.label for u in tree.servers) == sorted(["server.py", Path(py).name])
+        assert tree.kernel.label == "kernel.py" and tree.kernel.rss > 0 and tree.total_pss() > 0
+    finally:
+        for child in psutil.Process(kernel.pid).children(recursive=True):
+            child.kill()
+        kernel.kill()
+        kernel.wait()
