@@ -57,7 +57,10 @@ def servers(python: str) -> dict[str, Server]:
 BIG_TOOL = "big"  # on the Python echo fixture: a JSON text of exactly kb KiB (kb <= 65,536)
 
 IMPLS = ("python_sdk", "node_sdk", "kernel")
-IMPL_LABELS = {"python_sdk": "raw Python SDK", "node_sdk": "raw Node SDK", "kernel": "this kernel", "ipykernel": "ipykernel python3"}
+IMPL_LABELS = {
+    "python_sdk": "raw Python SDK", "node_sdk": "raw Node SDK", "kernel": "this kernel", "ipykernel": "ipykernel python3",
+    "floor_S": "`python -S -c pass`", "floor": "`python -c pass`",
+}
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,10 @@ class Measure:
     target_is_ratio: bool = True
     digits: int = 0
     baseline_key: str | None = None
+    #: "calls" (the first table: per implementation) or "session" (issue 28's: the kernel beside its baselines)
+    table: str = "calls"
+    #: the target is a floor, not a ceiling (sessions that fit)
+    at_least: bool = False
 
 
 MEASURES: tuple[Measure, ...] = (
@@ -112,6 +119,46 @@ MEASURES: tuple[Measure, ...] = (
         baseline_key="rewrite_js", target=1.0, digits=1,
     ),
 )
+_FLOORS = ("floor_S", "floor", "kernel")
+MEASURES += (
+    Measure(
+        "step_warm", "warm session step `mcp2repl --session s -e 'return 1'` (ms)⁶", "ms", "step", impls=_FLOORS, baseline="floor_S",
+        target=40, target_is_ratio=False, digits=1, table="session",
+    ),
+    Measure(
+        "step_oneshot", "one-shot `mcp2repl -e '1+1'` (ms)⁶", "ms", "step", impls=_FLOORS, baseline="floor_S",
+        target=200, target_is_ratio=False, table="session",
+    ),
+    Measure(
+        "mem_idle", "idle kernel RSS, one stdio server connected (MB)⁷", "MB", "memory", impls=("ipykernel", "kernel"), baseline="ipykernel",
+        target=80, target_is_ratio=False, digits=1, table="session",
+    ),
+    Measure(
+        "mem_helper_max", "largest helper process of the session, RSS (MB)⁷", "MB", "memory", impls=("kernel",),
+        target=5, target_is_ratio=False, digits=1, table="session",
+    ),
+    Measure("mem_helpers", "all helper processes of the session, RSS (MB)⁷", "MB", "memory", impls=("kernel",), digits=1, table="session"),
+    Measure(
+        "mem_after_calls", "kernel RSS after {mem_calls} tool calls (MB)⁷", "MB", "memory", impls=("kernel",), baseline_key="mem_idle",
+        target=1.05, digits=1, table="session",
+    ),
+    Measure(
+        "mem_after_cells", "kernel RSS after those calls and {mem_cells} cells (MB)⁷", "MB", "memory", impls=("kernel",), baseline_key="mem_idle",
+        target=1.05, digits=1, table="session",
+    ),
+    Measure(
+        "sessions_pss", "memory per idle session, kernel + helpers + server, PSS (MB)⁸", "MB", "sessions", impls=("ipykernel", "kernel"),
+        baseline="ipykernel", digits=1, table="session",
+    ),
+    Measure(
+        "sessions_step", "slowest step of {sessions} idle sessions (ms)⁸", "ms", "sessions", impls=("floor_S", "kernel"), baseline="floor_S",
+        target=100, target_is_ratio=False, table="session",
+    ),
+    Measure(
+        "sessions_fit", "idle sessions that fit in 80 % of memory⁸", "sessions", "sessions", impls=("kernel",),
+        target=100, target_is_ratio=False, table="session", at_least=True,
+    ),
+)
 SELECTORS = tuple(dict.fromkeys(m.selector for m in MEASURES))
 
 
@@ -129,6 +176,12 @@ class Config:
     measures: tuple[str, ...] = SELECTORS
     impls: tuple[str, ...] = (*IMPLS, "ipykernel")
     python: str = ""  # the interpreter of the Python SDK baseline and of the Python server
+    step_n: int = 20  # timed steps (and floors) per round, interleaved
+    step_warmup: int = 3
+    mem_calls: int = 1000  # tool calls, then cells, before the memory is read again
+    mem_cells: int = 100
+    sessions: int = 10  # idle sessions started side by side
+    settle: float = 3.0  # s of quiet before a memory reading
 
 
 def rotate(items: list[T], k: int) -> list[T]:
@@ -224,6 +277,7 @@ def summarize(rounds: list[dict[str, Any]], cfg: Config) -> dict[str, dict[str, 
                     base = rnd["values"].get(m.key, {}).get(m.baseline) if impl != m.baseline else None
                 if base:
                     ratios.append(value / base)
+            detail = next((r["details"][m.key][impl] for r in reversed(rounds) if impl in r.get("details", {}).get(m.key, {})), None)
             if values:
                 per_impl[impl] = {
                     "median": statistics.median(values),
@@ -232,115 +286,23 @@ def summarize(rounds: list[dict[str, Any]], cfg: Config) -> dict[str, dict[str, 
                     "values": values,
                     "ratio_median": statistics.median(ratios) if ratios else None,
                     "ratios": ratios,
+                    **({"detail": detail} if detail else {}),
+                    **({"ratio_to": _ratios_to(rounds, m, impl)} if impl == "kernel" and m.table == "session" else {}),
                 }
         if per_impl:
             out[m.key] = per_impl
     return out
 
 
-def _num(x: float, digits: int) -> str:
-    return f"{x:,.{digits}f}"
-
-
-def _cell(stats: dict[str, Any] | None, m: Measure, impl: str, skipped: str | None) -> str:
-    if stats is None:
-        return f"n/a ({skipped})" if skipped else "—"
-    text = f"**{_num(stats['median'], m.digits)}** ({_num(stats['min'], m.digits)}–{_num(stats['max'], m.digits)})"
-    if stats["ratio_median"] is not None:
-        text += f" · {stats['ratio_median']:.2f}×"
-    return text
-
-
-def _target(m: Measure, kernel: dict[str, Any] | None) -> tuple[str, str]:
-    """The kernel's target as text, and whether its median (or median ratio) meets it."""
-    if m.target is None:
-        return "—", ""
-    if m.target_is_ratio:
-        against = next((x.label.split(" (")[0] for x in MEASURES if x.key == m.baseline_key), None) if m.baseline_key else None
-        text, value = f"≤ {m.target:g}× {against or IMPL_LABELS[m.baseline]}", kernel and kernel["ratio_median"]
-    elif m.unit == "×":
-        text, value = f"≤ {m.target:g}× payload", kernel and kernel["median"]
-    else:
-        text, value = f"≤ {m.target:g} {m.unit}", kernel and kernel["median"]
-    if value is None:
-        return text, "?"
-    return text, "yes" if value <= m.target else "no"
-
-
-def render_table(summary: dict[str, dict[str, Any]], cfg: Config, skipped: dict[str, str]) -> str:
-    """The issue's table: one row per measure, one column per implementation."""
-    mb = cfg.kb / 1024
-    lines = [
-        "| measure | raw Python SDK | raw Node SDK | this kernel | target (kernel) | met |",
-        "|---|---|---|---|---|---|",
-    ]
-    for m in MEASURES:
-        if m.selector not in cfg.measures:
-            continue
-        row = summary.get(m.key, {})
-        label = m.label.format(n=f"{cfg.calls:,}", mb=f"{mb:g}")
-        cols = []
-        for impl in ("python_sdk", "node_sdk", "kernel"):
-            shown = "ipykernel" if impl == "python_sdk" and m.baseline == "ipykernel" else impl
-            if shown not in m.impls:
-                cols.append("—")
-                continue
-            cell = _cell(row.get(shown), m, shown, skipped.get(shown))
-            cols.append(("ipykernel: " + cell) if shown == "ipykernel" else cell)
-        target, met = _target(m, row.get("kernel"))
-        lines.append(f"| {label} | {' | '.join(cols)} | {target} | {met} |")
-    return "\n".join(lines)
-
-
-NOTES = """\
-Cells: **median** (min–max) over the rounds · median of the per-round ratios to the raw Python SDK
-(for the trivial cell: to ipykernel's own `python3` kernel) measured in the same round. Loops are
-timed inside the process that runs them: the SDKs' own clocks, and `performance.now()` in the
-kernel's cell (whole milliseconds there, which is why loops run for seconds); the kernel's wall
-times around each cell are in the JSON.
-
-1. Ready: the kernel answered `kernel_info` (its servers may still be starting); for the SDKs,
-   the runtime and the SDK are loaded (before the server is spawned).
-2. Round trip through jupyter_client until both the `execute_reply` and the `idle` status
-   arrived, median of {trivial_n} cells on a warm kernel; the baseline column is ipykernel's
-   `python3` kernel running `1+1`.
-3. Kernel: `await api.print(await mcp.echo.big({{kb: {kb}}}))` timed inside the cell (the call,
-   the fitted view and the artifact of the whole value); SDKs: the `call_tool` alone (the Node SDK
-   with its 10 MB message guard, `maxBufferSize`, lifted so that it can take the result). Peak RSS
-   growth: the implementation's own process (the kernel, or the SDK client), sampled every 2 ms
-   from another process, above its RSS just before the call, divided by the payload size.
-4. Every cell may be TypeScript: the same warm kernel alternates this cell with `1+1`; the ratio
-   is to `1+1` in the same round. Plain JavaScript costs the stripper's pass-through (row 5).
-5. `bench/typestrip_bench.py`, in the harness process (pure Python over tree-sitter, what the
-   kernel runs before V8 sees a cell): median of repeated runs with warm caches. The ratio of a
-   stripping row is to the rewrite row above it, timed in the same round on the same cells (the
-   TypeScript cells' rewrite takes their stripped JavaScript). Plain JS: every distinct cell the
-   test suite runs (`tests/fixtures/js_cells.json`), which the stripper returns unchanged.
-"""
-
-
-def render_markdown(results: dict[str, Any]) -> str:
-    cfg = Config(**{k: v for k, v in results["config"].items() if k in Config.__dataclass_fields__})
-    meta = results["meta"]
-    loads = ", ".join(f"{r['quiet']['loadavg'][0]:.2f}" for r in results["rounds"])
-    quiet = sum(r["quiet"]["quiet"] for r in results["rounds"])
-    skipped = "".join(f"\n- {IMPL_LABELS.get(k, k)} skipped: {v}" for k, v in results["skipped"].items())
-    return f"""<!-- Generated by bench/run.py (a full run): change bench/harness.py, not this file. -->
-# Performance
-
-Measured by `bench/run.py` (`.venv/bin/python bench/run.py`; see `bench/README.md`). Raw results:
-`{results["json"]}`. Every number comes from a shared machine: compare the ratios,
-which are taken within one round, more than the absolute values.
-
-{render_table(results["summary"], cfg, results["skipped"])}
-
-{NOTES.format(trivial_n=cfg.trivial_n, kb=cfg.kb)}
-## Setup
-
-- {results["id"]}: {cfg.rounds} interleaved round(s), {cfg.calls:,} calls per loop after {cfg.warmup} warm-up calls,
-  {cfg.kb / 1024:g} MB payload; implementations in rotating order within each round.
-- Machine: {meta["cpus"]} CPUs ({meta["cpu_model"]}), {meta["mem_gb"]} GB RAM, {meta["platform"]}.
-- 1-minute load average before each round: {loads}; quiet (CPU ≤ {cfg.quiet_cpu:g} %) before {quiet} of {len(results["rounds"])} round(s).
-- Versions: {", ".join(f"{k} {v}" for k, v in meta["versions"].items())}.
-- Commit: {meta["commit"]}.{skipped}
-"""
+def _ratios_to(rounds: list[dict[str, Any]], m: Measure, impl: str) -> dict[str, float]:
+    """The median per-round ratio of ``impl`` to each other implementation of the row (every floor)."""
+    out = {}
+    for other in m.impls:
+        ratios = [
+            r["values"][m.key][impl] / r["values"][m.key][other]
+            for r in rounds
+            if r["values"].get(m.key, {}).get(impl) is not None and r["values"][m.key].get(other)
+        ]
+        if other != impl and ratios:
+            out[other] = statistics.median(ratios)
+    return out

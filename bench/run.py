@@ -1,12 +1,17 @@
 """The performance issue's benchmark: this kernel against the raw Python and Node MCP SDKs.
 
-    .venv/bin/python bench/run.py [--rounds 3] [--calls 1000] [--quick] [--only NAME[,NAME]] [--out DIR]
+    .venv/bin/python bench/run.py [--rounds 3] [--calls 1000] [--sessions 10] [--quick] [--only NAME[,NAME]] [--out DIR]
 
 Measures (``--only`` takes these names, or implementation names: python_sdk, node_sdk, kernel,
 ipykernel): seq_python, seq_everything (sequential tool calls), conc_python, conc_everything
 (all calls started at once), cold (process start to first tool result), trivial (warm ``1+1``
 round trip, and its TypeScript twin), big (a 50 MB tool result: time and peak RSS growth),
-typestrip (type stripping against the cell rewrite, in this process: typestrip_bench.py).
+typestrip (type stripping against the cell rewrite, in this process: typestrip_bench.py); and
+issue 28's session figures (impl_session.py), each beside its baseline of the same run: step (a warm
+``mcp2repl --session s -e 'return 1'`` and a one-shot ``mcp2repl -e '1+1'`` against ``python -S -c
+pass`` and ``python -c pass``), memory (an idle session's kernel with one stdio server and its helper
+processes against ipykernel's ``python3`` kernel; the kernel after 1,000 tool calls and 100 cells),
+sessions (N idle sessions side by side: each one's step, memory per session, how many fit).
 
 Each round waits (bounded) for a quiet machine, then runs every implementation once per measure,
 in an order that rotates from round to round. A full run writes ``bench/results/<id>.json`` and
@@ -33,26 +38,32 @@ from typing import Any
 
 import impl_kernel
 import impl_sdk
+import impl_session
 import psutil
 from harness import (
     BENCH,
     EVERYTHING_BIN,
     IMPLS,
+    MEASURES,
     ROOT,
     SELECTORS,
     Config,
-    render_markdown,
-    render_table,
+    Server,
     rotate,
     servers,
     summarize,
     wait_quiet,
 )
+from report import render_markdown, render_session_table, render_table
 
-QUICK = {"rounds": 1, "calls": 5, "warmup": 2, "kb": 1024, "trivial_n": 10, "trivial_warmup": 2, "quiet_wait": 0.0}
+QUICK = {
+    "rounds": 1, "calls": 5, "warmup": 2, "kb": 1024, "trivial_n": 10, "trivial_warmup": 2, "quiet_wait": 0.0,
+    "step_n": 2, "step_warmup": 1, "mem_calls": 5, "mem_cells": 3, "sessions": 2, "settle": 0.5,
+}
+SIZES = ("rounds", "calls", "warmup", "kb", "trivial_n", "quiet_wait", "quiet_cpu", "step_n", "mem_calls", "mem_cells", "sessions", "settle")
 
 
-def parse_args(argv: list[str]) -> tuple[Config, Path, bool]:
+def parse_args(argv: list[str]) -> tuple[Config, Path, bool, str]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     p.add_argument("--rounds", type=int, help="interleaved rounds (default 3)")
     p.add_argument("--calls", type=int, help="calls per sequential loop and per concurrent batch (default 1000)")
@@ -61,12 +72,17 @@ def parse_args(argv: list[str]) -> tuple[Config, Path, bool]:
     p.add_argument("--trivial-n", type=int, help="trivial cells timed per kernel (default 200)")
     p.add_argument("--quiet-wait", type=float, help="longest wait for a quiet machine before a round, s (default 60)")
     p.add_argument("--quiet-cpu", type=float, help="machine-wide CPU %% that counts as quiet (default 20)")
+    p.add_argument("--step-n", type=int, help="timed shell steps (and floors) per round (default 20)")
+    p.add_argument("--mem-calls", type=int, help="tool calls before the memory is read again (default 1000)")
+    p.add_argument("--mem-cells", type=int, help="cells after those calls before the memory is read again (default 100)")
+    p.add_argument("--sessions", type=int, help="idle sessions started side by side (default 10; 100 for the issue's figure)")
+    p.add_argument("--settle", type=float, help="s of quiet before a memory reading (default 3)")
     p.add_argument("--quick", action="store_true", help="tiny sizes, one round, no waiting: checks that everything runs")
     p.add_argument("--only", help="comma-separated measure and/or implementation names")
     p.add_argument("--out", type=Path, help="folder for the JSON results and, unless this is a full run, performance.md")
     a = p.parse_args(argv)
     values = {**(QUICK if a.quick else {})}
-    for name in ("rounds", "calls", "warmup", "kb", "trivial_n", "quiet_wait", "quiet_cpu"):
+    for name in SIZES:
         if getattr(a, name) is not None:
             values[name] = getattr(a, name)
     cfg = Config(**values, quick=a.quick, python=sys.executable)
@@ -81,7 +97,9 @@ def parse_args(argv: list[str]) -> tuple[Config, Path, bool]:
     if not 0 < cfg.kb <= 65536:
         p.error("--kb must be in 1..65536 (the fixture's big tool)")
     full = not (a.quick or a.only or a.out)
-    return cfg, a.out or BENCH / "results", full
+    # what makes its table not the one to commit, said in the table itself
+    partial = ", ".join(flag for flag, on in (("--quick", a.quick), (f"--only {a.only}", a.only), (f"--rounds {cfg.rounds}", cfg.rounds < Config.rounds)) if on)
+    return cfg, a.out or BENCH / "results", full, partial
 
 
 Trial = tuple[str, str, Callable[[], Awaitable[dict[str, dict[str, Any]]]]]
@@ -121,6 +139,26 @@ def plan(cfg: Config, skipped: dict[str, str]) -> list[list[Trial]]:
         groups.append(trials)
     if "typestrip" in cfg.measures and "kernel" in cfg.impls:
         groups.append([("typestrip", "kernel", lambda: _typestrip(cfg))])
+    groups += _session_groups(cfg, srv["python"], skipped)
+    return groups
+
+
+def _session_groups(cfg: Config, server: Server, skipped: dict[str, str]) -> list[list[Trial]]:
+    """Issue 28's figures: each trial measures its own baselines (the floors) beside the kernel,
+    except ipykernel's idle memory, a trial of its own in the same round."""
+    if "kernel" not in cfg.impls or "kernel" in skipped:
+        return []
+    ipykernel = "ipykernel" in cfg.impls and "ipykernel" not in skipped
+    groups: list[list[Trial]] = []
+    if "step" in cfg.measures:
+        groups.append([("step", "kernel", lambda: impl_session.step(cfg))])
+    if "memory" in cfg.measures:
+        trials: list[Trial] = [("memory", "kernel", lambda: impl_session.memory(server, cfg))]
+        if ipykernel:
+            trials.append(("memory", "ipykernel", lambda: impl_session.ipykernel_memory(cfg)))
+        groups.append(trials)
+    if "sessions" in cfg.measures:
+        groups.append([("sessions", "kernel", lambda: impl_session.sessions(server, cfg, ipykernel))])
     return groups
 
 
@@ -132,6 +170,7 @@ async def _typestrip(cfg: Config) -> dict[str, dict[str, Any]]:
 
 async def run_round(index: int, groups: list[list[Trial]]) -> dict[str, Any]:
     values: dict[str, dict[str, float]] = {}
+    details: dict[str, dict[str, str]] = {}
     trials: list[dict[str, Any]] = []
     for group in groups:
         for order, (name, impl, trial) in enumerate(rotate(group, index)):
@@ -145,9 +184,12 @@ async def run_round(index: int, groups: list[list[Trial]]) -> dict[str, Any]:
             record["seconds"] = round(time.perf_counter() - t, 2)
             trials.append(record)
             for key, result in record.get("results", {}).items():
-                values.setdefault(key, {})[impl] = result["value"]
+                measure, _, who = key.partition("@")  # measure@impl: a baseline measured inside this trial
+                values.setdefault(measure, {})[who or impl] = result["value"]
+                if "detail" in result:
+                    details.setdefault(measure, {})[who or impl] = result["detail"]
             print(f"round {index + 1}: {impl:10s} {name:10s} {record['seconds']:7.1f} s", file=sys.stderr)
-    return {"trials": trials, "values": values}
+    return {"trials": trials, "values": values, "details": details}
 
 
 def _version(dist: str) -> str:
@@ -188,7 +230,7 @@ def meta() -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    cfg, out, full = parse_args(argv)
+    cfg, out, full, partial = parse_args(argv)
     skipped: dict[str, str] = {}
     for impl in cfg.impls:
         reason = impl_sdk.ensure_node() if impl == "node_sdk" else impl_kernel.available({"kernel": "mcp2repl", "ipykernel": "python3"}.get(impl, ""))
@@ -208,6 +250,7 @@ def main(argv: list[str]) -> int:
         "config": dataclasses.asdict(cfg),
         "meta": meta(),
         "skipped": skipped,
+        "partial": partial,
         "rounds": rounds,
         "summary": summarize(rounds, cfg),
     }
@@ -216,7 +259,10 @@ def main(argv: list[str]) -> int:
     json_path.write_text(json.dumps(results, indent=1) + "\n")
     md_path = ROOT / "docs" / "performance.md" if full else out / "performance.md"
     md_path.write_text(render_markdown(results))
-    print(render_table(results["summary"], cfg, skipped))
+    if any(m.table == "calls" and m.selector in cfg.measures for m in MEASURES):
+        print(render_table(results["summary"], cfg, skipped))
+    if any(m in cfg.measures for m in ("step", "memory", "sessions")):
+        print("\n" + render_session_table(results["summary"], cfg))
     print(f"\nresults: {json_path}\ntable: {md_path}")
     failed = sum("error" in t for r in rounds for t in r["trials"])
     return 1 if failed else 0
