@@ -25,19 +25,20 @@ PACKAGE = ROOT / "mcp_kernel"
 ALLOWED = {
     "compat": set(),
     "engine": {"compat"},
-    "servers": {"compat"},
+    "servers": {"compat", "lean_imports"},
     "display": {"engine", "compat"},
     "api": {"engine", "display", "servers", "compat"},
     "rundir": set(),
     "gc_tuning": set(),
     "early": {"engine"},  # V8's load begun in a thread before a one-shot run imports the Session
+    "lean_imports": set(),
     "output": {"engine", "servers"},
     "session": {"engine", "display", "servers", "api", "compat", "rundir", "output", "gc_tuning"},
     "kernel": {"session", "compat", "rundir", "client", "record"},  # client: a named session's plans approved out of band
     "record": {"client"},  # client.trust: the record is written as the session's other private files are
     "client": {"rundir"},
-    "cli": {"session", "compat", "rundir", "client", "serve", "record", "early"},
-    "serve": {"session", "client", "output", "rundir", "compat"},
+    "cli": {"session", "compat", "rundir", "client", "serve", "record", "early", "lean_imports"},
+    "serve": {"session", "client", "output", "rundir", "compat", "lean_imports"},
     "demo": set(),
     "__main__": {"cli", "kernel"},
 }

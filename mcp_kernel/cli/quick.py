@@ -164,9 +164,13 @@ def run(argv: list[str]) -> int | None:
 
     previous = _signal.signal(_signal.SIGINT, hang_up)  # a handler, not KeyboardInterrupt: it can land anywhere
     try:
-        sock.sendall(request(argv, os.getcwd(), stdin, dict(os.environ)))
-        sent.append(True)
-        reply = _answer(sock)
+        try:
+            sock.sendall(request(argv, os.getcwd(), stdin, dict(os.environ)))
+        except ConnectionError:  # reset before the request was out: nothing ran
+            reply = None
+        else:
+            sent.append(True)
+            reply = _answer(sock)
     finally:
         _signal.signal(_signal.SIGINT, previous)
         sock.close()
@@ -183,18 +187,21 @@ def _answer(sock: _socket.socket) -> int | None:
     or no answer. Ctrl-C closed our side (run's handler), which interrupts the step; the rest is still read."""
 
     fields, said = netstrings(sock.recv, 1 << 40), False
-    for kind in fields:
-        payload = next(fields, None)
-        if payload is None or kind == b"f":
-            break
-        said = True
-        if kind == b"x":
-            return int(payload)
-        stream = sys.stdout if kind == b"o" else sys.stderr
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
-        stream.write(payload.decode("utf-8", "surrogatepass"))
-        stream.flush()
+    try:
+        for kind in fields:
+            payload = next(fields, None)
+            if payload is None or kind == b"f":
+                break
+            said = True
+            if kind == b"x":
+                return int(payload)
+            stream = sys.stdout if kind == b"o" else sys.stderr
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
+            stream.write(payload.decode("utf-8", "surrogatepass"))
+            stream.flush()
+    except ConnectionError:  # reset, as by a SIGKILLed kernel's socket, still queued: the same as its end
+        pass
     if said:  # the step ran: never again the usual way
         sys.stderr.write("mcp2repl: error: the session's kernel closed the step's connection before its end (did it die?)\n")
         return 2

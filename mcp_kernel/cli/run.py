@@ -186,6 +186,9 @@ class NotebookRun:
 def run(args: argparse.Namespace) -> int:
     """``mcp2repl run``: the exit status is :data:`STOPPED` when any cell timed out, even with
     ``--allow-errors`` (a cell that never finished is not an error the notebook meant to show)."""
+    from ..lean_imports import hide_iri_grammar
+
+    hide_iri_grammar()  # before nbformat and nbclient import jsonschema
     import nbformat
     from jupyter_client.kernelspec import NoSuchKernel
 

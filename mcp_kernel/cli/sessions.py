@@ -179,6 +179,9 @@ def export(argv: list[str]) -> int:
     """``mcp2repl sessions export NAME [-o FILE] [--parameters] [--keep-errors]``: the session's notebook, clean."""
     import argparse
 
+    from ..lean_imports import hide_iri_grammar
+
+    hide_iri_grammar()
     import nbformat
 
     from ..record.export import export as clean

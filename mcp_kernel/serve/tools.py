@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
 import mcp_types as types
+
+from ..lean_imports import hide_iri_grammar
 
 INSTRUCTIONS = """\
 A persistent JavaScript/TypeScript runtime whose MCP servers' tools are async functions. Use `run` \
@@ -85,7 +86,17 @@ TOOLS = [
     ),
 ]
 BY_NAME = {tool.name: tool for tool in TOOLS}
-_VALIDATORS = {tool.name: jsonschema.Draft202012Validator(tool.input_schema) for tool in TOOLS}
+
+
+def _validators() -> dict[str, Any]:
+    """One validator per tool; jsonschema imported without the IRI grammar nothing here checks (lean_imports)."""
+    hide_iri_grammar()
+    import jsonschema
+
+    return {tool.name: jsonschema.Draft202012Validator(tool.input_schema) for tool in TOOLS}
+
+
+_VALIDATORS = _validators()
 
 
 def problem(name: str, arguments: dict[str, Any]) -> str | None:

@@ -4,7 +4,7 @@ What a user gets in cells when a server hangs, crashes, answers with the wrong i
 or floods the kernel with log messages: the exact error, in bounded time; an interrupt that ends
 the cell with InterruptError; other servers and the kernel still usable; and no process of any
 server left after the kernel shuts down or is killed with SIGKILL (found by a unique mark in
-the command lines). The in-process version, with more faults, is tests/servers/test_faults.py.
+the command lines). The in-process version, with more faults, is tests/servers/test_faults.py (and test_faults_start.py).
 """
 
 from __future__ import annotations

@@ -223,3 +223,20 @@ def test_a_peer_of_another_user_is_not_served(here: Path) -> None:
     finally:
         sock.chmod(0o600)
         shutil.rmtree(door, ignore_errors=True)
+
+
+def test_a_connection_reset_before_any_output_falls_back_silently(capsys: pytest.CaptureFixture[str]) -> None:
+    """A SIGKILLed kernel's socket can still take a connection (queued, never accepted) and then reset it:
+    that is no answer, like the connection's end, so the usual path runs and says the session is dead
+    (seen on a loaded run: a ConnectionResetError traceback instead)."""
+    from mcp_kernel.cli import quick
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ours.sendall(b"a request the other side never reads")
+    theirs.close()  # closed with unread data: our next recv is reset (ECONNRESET)
+    try:
+        assert quick._answer(ours) is None
+    finally:
+        ours.close()
+    assert capsys.readouterr() == ("", "")
+

@@ -162,43 +162,13 @@ def test_a_kernel_killed_mid_step_leaves_a_valid_notebook(here: Path) -> None:
 def test_a_step_that_times_out_behind_a_persons_cell_does_not_interrupt_it(here: Path) -> None:
     """A person's cell (JupyterLab, a console) holds no step lock: the agent's step queues behind it in
     the kernel. Its time limit must stop the agent's own step, never the person's running cell."""
-    from jupyter_client import BlockingKernelClient
-
-    assert cli("--session", "s", "-e", "globalThis.n = 1", cwd=here).code == 0
-    kc = BlockingKernelClient(connection_file=str(here / ".mcp2repl" / "sessions" / "kernels" / "s.json"))
-    kc.load_connection_file()
-    kc.start_channels()
-    try:
-        msg_id = kc.execute("await sleep(6000); 'the person finished'")
-        wait_for("the person's cell to start", lambda: _busy(kc, msg_id))
-        step = cli("--session", "s", "--timeout", "1", "-e", "await sleep(30000); 'the agent ran'", cwd=here)
-        reply = kc.get_shell_msg(timeout=60)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = kc.get_shell_msg(timeout=60)
-        assert reply["content"]["status"] == "ok", reply["content"]
-    finally:
-        kc.stop_channels()
+    step = _step_behind_a_persons_cell(here, "globalThis.n = 1", 6000, "await sleep(30000); 'the agent ran'")
     assert step.code == 3 and step.err.startswith("TimeoutError: the step ran past its time limit of 1 s"), step  # stopped once it ran
     assert cli("--session", "s", "-e", "n", cwd=here) == Run(0, "1\n", "")
 
 
 def test_a_step_that_cannot_start_behind_a_persons_long_cell_says_so(here: Path) -> None:
-    from jupyter_client import BlockingKernelClient
-
-    assert cli("--session", "s", "-e", "globalThis.late = 'not yet'", cwd=here).code == 0
-    kc = BlockingKernelClient(connection_file=str(here / ".mcp2repl" / "sessions" / "kernels" / "s.json"))
-    kc.load_connection_file()
-    kc.start_channels()
-    try:
-        msg_id = kc.execute("await sleep(20000); 'the person finished'")
-        wait_for("the person's cell to start", lambda: _busy(kc, msg_id))
-        step = cli("--session", "s", "--timeout", "1", "-e", "globalThis.late = 'ran after the person'", cwd=here)
-        reply = kc.get_shell_msg(timeout=60)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = kc.get_shell_msg(timeout=60)
-        assert reply["content"]["status"] == "ok", reply["content"]
-    finally:
-        kc.stop_channels()
+    step = _step_behind_a_persons_cell(here, "globalThis.late = 'not yet'", 20000, "globalThis.late = 'ran after the person'")
     assert step.code == 3, step
     assert re.fullmatch(
         r"TimeoutError: the step waited 1\d s and was stopped before it started: the session's kernel is running a cell another client "
@@ -207,6 +177,29 @@ def test_a_step_that_cannot_start_behind_a_persons_long_cell_says_so(here: Path)
         step.err,
     ), step.err
     assert wait_for("the queued step to run", lambda: cli("--session", "s", "-e", "late", cwd=here).out == "'ran after the person'\n")
+
+
+def _step_behind_a_persons_cell(here: Path, first: str, person_ms: int, step: str) -> Run:
+    """Session ``s`` stepped with ``first``; then a person's cell (a Jupyter client's, no step lock)
+    that sleeps ``person_ms`` and a step with ``--timeout 1`` sent while it runs. The step's run, once
+    the person's cell has ended, and ended well (the step's limit never stops it)."""
+    from jupyter_client import BlockingKernelClient
+
+    assert cli("--session", "s", "-e", first, cwd=here).code == 0
+    kc = BlockingKernelClient(connection_file=str(here / ".mcp2repl" / "sessions" / "kernels" / "s.json"))
+    kc.load_connection_file()
+    kc.start_channels()
+    try:
+        msg_id = kc.execute(f"await sleep({person_ms}); 'the person finished'")
+        wait_for("the person's cell to start", lambda: _busy(kc, msg_id))
+        run = cli("--session", "s", "--timeout", "1", "-e", step, cwd=here)
+        reply = kc.get_shell_msg(timeout=60)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = kc.get_shell_msg(timeout=60)
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        kc.stop_channels()
+    return run
 
 
 def _busy(kc: Any, msg_id: str) -> bool:

@@ -132,6 +132,19 @@ class ServeClient(_Loop):
         """A call left running (a concurrent Future): ``.cancel()`` sends notifications/cancelled."""
         return asyncio.run_coroutine_threadsafe(self.session.call_tool(name, args, progress_callback=progress), self.loop)
 
+    def start_marked(self, entity: str, code: str, within: float = 60) -> Any:
+        """A ``run`` of ``code`` left running, returned once it has begun: the step's ``MARK`` records
+        ``entity`` in the memory server (whose file is ``memory.jsonl`` here), so a test knows the step
+        has reached that point in the kernel (not merely been sent) before it cancels it."""
+        marker = self.cwd / "memory.jsonl"
+        mark = f"await mcp.memory.create_entities({{ entities: [{{ name: '{entity}', entityType: 'step', observations: [] }}] }})"
+        pending = self.start("run", {"code": code.replace("MARK", mark)})
+        deadline = time.monotonic() + within
+        while entity not in (marker.read_text() if marker.exists() else ""):
+            assert time.monotonic() < deadline, f"the step did not record {entity!r} in the memory server within {within:g} s"
+            time.sleep(0.05)
+        return pending
+
     def close(self) -> None:
         if self._stop is not None:
             self.loop.call_soon_threadsafe(self._stop.set)

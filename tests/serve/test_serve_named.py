@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,15 +56,7 @@ def test_data_search_and_servers_go_through_the_kernel(named: ServeClient) -> No
 
 
 def test_a_cancel_interrupts_the_kernels_step(named: ServeClient) -> None:
-    marker = named.cwd / "memory.jsonl"
-    pending = named.start(
-        "run",
-        {"code": "globalThis.spins = 0; await mcp.memory.create_entities({ entities: [{ name: 'named-spin', entityType: 'step', observations: [] }] });"
-         " while (true) { spins++; await sleep(5); }"},
-    )
-    deadline = time.monotonic() + 120
-    while "named-spin" not in (marker.read_text() if marker.exists() else "") and time.monotonic() < deadline:
-        time.sleep(0.05)
+    pending = named.start_marked("named-spin", "globalThis.spins = 0; while (true) { spins++; if (spins === 1) MARK; await sleep(5); }", within=120)
     pending.cancel()
     after = named.run("const seen = spins; await sleep(300); seen > 0 && spins === seen", timeout=120)
     assert text(after) == "true"

@@ -81,15 +81,7 @@ def test_a_runaway_loop_ends_at_timeout_s_and_state_is_kept(served: ServeClient)
 
 
 def test_a_clients_cancel_interrupts_the_step(served: ServeClient) -> None:
-    marker = served.cwd / "memory.jsonl"
-    pending = served.start(
-        "run",
-        {"code": "globalThis.ticks = 0; await mcp.memory.create_entities({ entities: [{ name: 'spinning', entityType: 'step', observations: [] }] });"
-         " while (true) { ticks++; await sleep(5); }"},
-    )
-    deadline = time.monotonic() + 60
-    while "spinning" not in (marker.read_text() if marker.exists() else "") and time.monotonic() < deadline:
-        time.sleep(0.05)
+    pending = served.start_marked("spinning", "globalThis.ticks = 0; while (true) { ticks++; if (ticks === 1) MARK; await sleep(5); }")  # marked once it spins
     assert not pending.done(), "the step ended before it was cancelled"
     pending.cancel()  # the SDK sends notifications/cancelled for the request
     # the next run waits for the interrupted step, then sees its state; its loop no longer runs
@@ -99,15 +91,7 @@ def test_a_clients_cancel_interrupts_the_step(served: ServeClient) -> None:
 
 
 def test_cancelling_a_queued_run_leaves_the_running_one_alone(served: ServeClient) -> None:
-    marker = served.cwd / "memory.jsonl"
-    running = served.start(
-        "run",
-        {"code": "globalThis.laps = 0; await mcp.memory.create_entities({ entities: [{ name: 'first-run', entityType: 'step', observations: [] }] });"
-         " while (laps < 200) { laps++; await sleep(10); } 'first done'"},
-    )
-    deadline = time.monotonic() + 60
-    while "first-run" not in (marker.read_text() if marker.exists() else "") and time.monotonic() < deadline:
-        time.sleep(0.05)
+    running = served.start_marked("first-run", "globalThis.laps = 0; MARK; while (laps < 200) { laps++; await sleep(10); } 'first done'")
     queued = served.start("run", {"code": "globalThis.second_ran = true"})
     time.sleep(0.2)  # let the second request reach the server and queue behind the first
     queued.cancel()
