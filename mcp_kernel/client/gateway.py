@@ -24,10 +24,10 @@ from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from .registry import SessionError, SessionFiles
-from .result import NO_DATA, Collector, StepError, StepResult
-from .result import timed_out as as_timeout
+from .result import NO_DATA, Collector, StepResult
+from .stopping import INTERRUPT, WAIT, StopClock
 from .trust import file_problem, write_private
-from .wire import BACKSTOP, INTERRUPT_GRACE, OnOutput, StepOptions, header, step_metadata, step_request
+from .wire import OnOutput, StepOptions, header, step_metadata, step_request
 
 KERNEL_NAME = "mcp2repl"
 REQUEST_TIMEOUT = 60.0
@@ -152,8 +152,8 @@ class GatewayKernel:
         await ws.write_message(text)
         got = Collector()
         got.result.traced = options.trace
-        replied = idle = timed_out = False
-        stopped_at: float | None = None
+        replied = idle = False
+        clock = StopClock(started, timeout, self._interrupt)
         while not (replied and idle):
             try:
                 raw = await asyncio.wait_for(ws.read_message(), 0.1)
@@ -175,17 +175,14 @@ class GatewayKernel:
                         got.iopub(kind, msg["content"])
                         if on_output is not None:
                             on_output(kind, msg["content"])
-            now = time.monotonic()
-            if stopped_at is None and (self._interrupt.is_set() or (timeout and now - started >= timeout + BACKSTOP)):
-                timed_out = not self._interrupt.is_set()
-                stopped_at = now
+            act = clock.tick(time.monotonic(), True)  # the gateway queues nothing ahead: interrupt at once
+            if act is INTERRUPT:
                 await self._call(self.url, self.token, "POST", f"/api/kernels/{self.kernel_id}/interrupt")
-            if stopped_at is not None and now - stopped_at > INTERRUPT_GRACE:
-                got.result.error = StepError("InterruptError", "the kernel did not stop the step after an interrupt", "")
+            elif act is not WAIT:  # a StepError: stop waiting
+                got.result.error = act
                 break
         result = got.finish((time.monotonic() - started) * 1000)
-        limited = timed_out or (timeout and result.error is not None and result.error.name == "TimeoutError")  # the kernel applied it
-        return as_timeout(result, timeout or 0) if limited else result
+        return clock.outcome(result)
 
 
 async def _friendly(url: str, coro: Any) -> Any:

@@ -20,8 +20,8 @@ from typing import Any
 
 import zmq
 
-from .result import NO_DATA, Collector, StepError, StepResult
-from .result import timed_out as as_timeout
+from .result import NO_DATA, Collector, StepResult
+from .stopping import INTERRUPT, WAIT, StopClock
 from .trust import SCHEME
 
 DELIM = b"<IDS|MSG>"
@@ -87,25 +87,7 @@ class StepOptions:
         return own
 
 
-#: Seconds past a step's time limit (which the kernel applies) before the client interrupts it
-#: itself: the kernel's limit covers the cell, this one a kernel that does not answer at all.
-BACKSTOP = 5.0
-
-
-#: Seconds a step waits, after interrupting for its time limit, for the kernel's own reply.
-INTERRUPT_GRACE = 10.0
 POLL_MS = 50
-
-
-def not_started(timed_out: bool, waited: float) -> StepError:
-    """A step stopped before the kernel started it: another client's cell still runs there."""
-    why = f"the step waited {waited:.0f} s and was stopped before it started" if timed_out else "interrupted before the step started"
-    message = (
-        f"{why}: the session's kernel is running a cell another client sent (a person, from JupyterLab or a Jupyter console), "
-        "which was left running. This step stays queued in the kernel and runs when that cell ends"
-    )
-    name = "TimeoutError" if timed_out else "InterruptError"
-    return StepError(name, message, f"{name}: {message}")
 
 
 class KernelDied(RuntimeError):
@@ -246,14 +228,8 @@ class KernelConnection:
         got = Collector()
         got.result.traced = options.trace
         replied = idle = False
-        deadline = started + timeout + BACKSTOP if timeout else None  # the kernel applies the limit; this is the backstop
-        # Stopping is asked for at the time limit (or interrupt()), but the interrupt is sent only once
-        # this step runs: until then the kernel runs a cell of a client that holds no step lock (a
-        # person's, from JupyterLab), and the interrupt would stop that cell instead of this one.
-        began = False
-        stop_asked: float | None = None
-        stopped_at: float | None = None
-        timed_out = False
+        began = False  # the step runs: the kernel's IOPub speaks of it (see StopClock)
+        clock = StopClock(started, timeout, self.interrupt_requested)
         quiet_since = time.monotonic()
         while not (replied and idle):
             events = self.poller.poll(POLL_MS)
@@ -275,22 +251,15 @@ class KernelConnection:
             now = time.monotonic()
             if events:
                 quiet_since = now
-            if stop_asked is None and (self.interrupt_requested.is_set() or (deadline is not None and now >= deadline)):
-                timed_out = not self.interrupt_requested.is_set()
-                stop_asked = now
-            if stop_asked is not None and stopped_at is None and (began or replied):
+            act = clock.tick(now, began or replied)
+            if act is INTERRUPT:
                 self.send(self.control, "interrupt_request", {})
-                stopped_at = now
-            if stop_asked is not None and stopped_at is None and now - stop_asked > INTERRUPT_GRACE:
-                got.result.error = not_started(timed_out, (now - started) if timed_out else 0)
-                break
-            if stopped_at is not None and now - stopped_at > INTERRUPT_GRACE:
-                got.result.error = StepError("InterruptError", "the kernel did not stop the step after an interrupt", "")
+            elif act is not WAIT:  # a StepError: stop waiting
+                got.result.error = act
                 break
             if now - quiet_since > 0.5:
                 quiet_since = now
                 if not self.alive():
                     raise KernelDied("the kernel process ended during the step")
         result = got.finish((time.monotonic() - started) * 1000)
-        limited = timed_out or (timeout and result.error is not None and result.error.name == "TimeoutError")  # the kernel applied it
-        return as_timeout(result, timeout or 0) if limited else result
+        return clock.outcome(result)

@@ -27,9 +27,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .. import compat
-from ..client.result import NO_DATA, Collector, StepError, StepResult
-from ..client.result import timed_out as as_timeout
-from ..client.wire import BACKSTOP, INTERRUPT_GRACE, OnOutput, StepOptions, header, new_id, not_started, step_metadata, step_request
+from ..client.result import NO_DATA, Collector, StepResult
+from ..client.stopping import INTERRUPT, WAIT, StopClock
+from ..client.wire import OnOutput, StepOptions, header, new_id, step_metadata, step_request
 
 if TYPE_CHECKING:
     from .kernel import MCPKernel
@@ -132,11 +132,8 @@ class Direct:
         kernel.direct_steps[head["msg_id"]] = heard
         got = Collector()
         got.result.traced = options.trace
-        deadline = started_at + timeout + BACKSTOP if timeout else None  # the kernel applies the limit; this is the backstop
         began = replied = False
-        stop_asked: float | None = None
-        stopped_at: float | None = None
-        timed_out = False
+        clock = StopClock(started_at, timeout, self.interrupt_requested)
         try:
             compat.submit_shell(kernel, kernel.session.serialize(msg, ident=IDENT)).add_done_callback(heard.done)
             while True:
@@ -157,22 +154,14 @@ class Direct:
                     if not replied:  # dispatch ended without a reply: the request could not be read
                         got.reply({"status": "aborted"}, {})
                     break
-                now = time.monotonic()
-                if stop_asked is None and (self.interrupt_requested.is_set() or (deadline is not None and now >= deadline)):
-                    timed_out = not self.interrupt_requested.is_set()
-                    stop_asked = now
-                if stop_asked is not None and stopped_at is None and (began or replied):
+                act = clock.tick(time.monotonic(), began or replied)
+                if act is INTERRUPT:
                     kernel.shell_session.interrupt()
-                    stopped_at = now
-                if stop_asked is not None and stopped_at is None and now - stop_asked > INTERRUPT_GRACE:
-                    got.result.error = not_started(timed_out, (now - started_at) if timed_out else 0)
-                    break
-                if stopped_at is not None and now - stopped_at > INTERRUPT_GRACE:
-                    got.result.error = StepError("InterruptError", "the kernel did not stop the step after an interrupt", "")
+                elif act is not WAIT:  # a StepError: stop waiting
+                    got.result.error = act
                     break
         finally:
             kernel.direct_steps.pop(head["msg_id"], None)
         result = got.finish((time.monotonic() - started_at) * 1000)
-        limited = timed_out or (timeout and result.error is not None and result.error.name == "TimeoutError")  # the kernel applied it
-        return as_timeout(result, timeout or 0) if limited else result
+        return clock.outcome(result)
 
