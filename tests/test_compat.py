@@ -187,6 +187,21 @@ def test_ipykernel_private_names_still_exist() -> None:
     assert "_buffers" in names and "_buffer_lock" in names, "OutStream keeps its buffers in _buffers under _buffer_lock"
 
 
+def test_the_kernel_apps_threads_and_exit_handlers_are_where_end_kernel_process_looks() -> None:
+    """compat.end_kernel_process stops ipykernel's control and shell-channel threads, then IOPub, and
+    unregisters the ``atexit`` handlers (``app.close``, ``iopub_thread.stop``) that would race them."""
+    import inspect
+
+    from ipykernel.iostream import IOPubThread
+    from ipykernel.kernelapp import IPKernelApp
+    from ipykernel.thread import BaseThread
+
+    assert {"control_thread", "iopub_thread", "shell_channel_thread"} <= set(IPKernelApp.class_traits()) | set(vars(IPKernelApp))
+    assert "atexit.register(self.close)" in inspect.getsource(IPKernelApp)
+    assert "atexit.register(self.stop)" in inspect.getsource(IOPubThread.start)
+    assert callable(BaseThread.stop) and callable(IOPubThread.stop)
+
+
 def test_submit_shell_calls_the_main_shell_as_ipykernels_shell_channel_does() -> None:
     """kernel/direct.py hands the step socket's steps to the shell the way ipykernel 7.4's shell-channel thread does:
     ``shell_main(None, frames)`` on the kernel's loop, frames as ``zmq.Frame`` (it receives with ``copy=False``)."""

@@ -9,6 +9,7 @@ from .interpreter import run_exit_handlers
 from .jupyter import (
     AbortBeforeReply,
     dispatch_beside,
+    end_kernel_process,
     input_request,
     iopub_sent,
     made_by_jupyter_client,
@@ -54,6 +55,7 @@ __all__ = [
     "defer_package_inits",
     "dispatch_beside",
     "drive_input_required",
+    "end_kernel_process",
     "input_request",
     "iopub_sent",
     "made_by_jupyter_client",

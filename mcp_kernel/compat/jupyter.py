@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import contextlib
+import os
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -31,6 +34,38 @@ def skip_empty_flush(stream: Any) -> None:
             flush()
 
     stream.flush = flush_if_needed
+
+
+def end_kernel_process(app: Any) -> None:
+    """End a kernel process whose event loop stopped (a shutdown request): output sent, no teardown race.
+
+    ipykernel's own exit (``IPKernelApp.close``, an ``atexit`` handler) stops the IOPub thread and
+    closes every thread's wake-up socket while the control thread may still be publishing the
+    shutdown request's "idle": that thread saw IOPub alive an instant before, sends on a closed
+    socket, and tornado prints a ``ZMQError: Socket operation on non-socket`` traceback (or libzmq
+    aborts on a signaler assertion) into the output of whoever started the kernel. Seen in 4 of 54
+    ``mcp2repl run`` exits on a loaded machine. So the control thread is stopped first, then IOPub
+    (which sends what it holds), then the other ``atexit`` handlers run (the run folder, a
+    connection file the kernel wrote itself), and the process leaves without closing sockets one
+    by one: nothing is left to send, and the kernel's own state was closed by ``do_shutdown``.
+    """
+    from .interpreter import run_exit_handlers
+
+    atexit.unregister(app.close)
+    for thread in (getattr(app, "control_thread", None), getattr(app, "shell_channel_thread", None)):
+        if thread is not None and thread.is_alive():
+            thread.stop()
+            thread.join(timeout=5)
+    iopub = getattr(app, "iopub_thread", None)
+    if iopub is not None:
+        atexit.unregister(iopub.stop)
+        with contextlib.suppress(Exception):  # a stuck IOPub thread (TimeoutError): leave anyway
+            iopub.stop()
+    run_exit_handlers()
+    for stream in (sys.__stdout__, sys.__stderr__):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
 
 
 def shell_busy(kernel: Any) -> bool:

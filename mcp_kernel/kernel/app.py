@@ -51,6 +51,7 @@ def launch() -> None:
         # Cells cannot write to file descriptors, so ipykernel's fd capture has nothing to show; without
         # it, what V8 prints as it aborts reaches the crash watcher instead of a pipe that dies with us.
         IPKernelApp.launch_instance(kernel_class=MCPKernel, capture_fd_output=False)
+        compat.end_kernel_process(IPKernelApp.instance())  # the loop stopped: a shutdown request was answered
     except zmq.ZMQError as exc:
         if exc.errno != zmq.EADDRINUSE:
             raise
