@@ -10,10 +10,8 @@ data. It also counts what V8 has not finished, so the engine knows whether JS ma
 from __future__ import annotations
 
 import asyncio
-import atexit
 import json
 import logging
-import weakref
 from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
@@ -25,9 +23,6 @@ from .memory import STOP, BufferWatch
 
 JSTerminated = terminated_exception()
 log = logging.getLogger(__name__)
-#: Contexts not closed yet. The interpreter's own exit can hang for good tearing down a live
-#: mini-racer context (seen in ~1 of 6 exits on a loaded machine), so any left are closed at exit.
-_OPEN: weakref.WeakSet[V8] = weakref.WeakSet()
 
 #: The engine's own JS, evaluated in this order into every fresh context, before other scripts.
 RUNTIME_FILES = (
@@ -117,7 +112,6 @@ class V8:
         """Create the context on the running loop (mini-racer binds to it) and evaluate ``scripts``."""
         racer = MiniRacer()
         self._racer = racer
-        _OPEN.add(self)
         self.version = racer.v8_version
         self.heap_limit = usable_heap_limit(self.heap_limit, int(racer.heap_stats()["heap_size_limit"]))
         racer.set_hard_memory_limit(self.heap_limit)
@@ -162,7 +156,6 @@ class V8:
         if self._watch is not None:
             self._watch.close()
         racer, self._racer = self._racer, None
-        _OPEN.discard(self)
         if racer is not None:
             racer.close()
 
@@ -393,12 +386,3 @@ class RoundTrip:
             return value
         raise value
 
-
-@atexit.register
-def _close_open_contexts() -> None:
-    """Close what a caller left open (a step API user who never closed their Session), before teardown."""
-    for v8 in list(_OPEN):
-        try:
-            v8.close()
-        except Exception:  # exiting anyway; the next context is still closed
-            log.debug("closing a context at exit failed", exc_info=True)

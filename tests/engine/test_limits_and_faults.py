@@ -113,22 +113,3 @@ def test_a_rejection_with_a_hostile_proxy_is_a_users_error(js: EngineHarness, co
     assert out.error is None or out.error.name == "Uncaught", out.error.traceback
     assert "InternalError" not in js.sink.text("stderr", f"cell[{js.count}]")
     assert js.value("40 + 2") == "42"
-
-
-def test_a_context_left_open_is_closed_before_the_interpreter_exits(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The interpreter's own teardown of a live mini-racer context can hang the process for good
-    # (about 1 exit in 6 on a loaded machine), so an Engine nobody closed is closed at exit.
-    import weakref
-
-    from mcp_kernel.engine import context
-
-    js = EngineHarness()
-    try:
-        v8 = js.engine._v8
-        assert v8 is not None and v8 in context._OPEN
-        # only this test's context: other tests' engines in this worker stay open
-        monkeypatch.setattr(context, "_OPEN", weakref.WeakSet([v8]))
-        context._close_open_contexts()  # what atexit runs
-        assert v8.closed and v8 not in context._OPEN
-    finally:
-        js.close()
