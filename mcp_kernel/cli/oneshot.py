@@ -8,7 +8,6 @@ MCP SDK's import or a server's start. Ctrl-C interrupts the program (exit status
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import sys
@@ -130,12 +129,8 @@ def run(o: Options, code: str | None, helpers: list[tuple[str, str]]) -> StepRes
 
 
 def leave(status: int) -> NoReturn:
-    """End the command's process once the run is over and its output said: flushed, ``atexit``'s
-    handlers run, then ``os._exit``. The Session is closed by then (servers stopped, artifacts
+    """End the command's process once the run is over and its output said: ``atexit``'s handlers
+    run, the output flushed, then ``os._exit`` (compat.exit_now). The Session is closed by then (servers stopped, artifacts
     written, the loop's worker threads joined by ``asyncio.run``); what the interpreter's teardown
     would add is freeing V8's isolate and every module's objects, 10-20 ms nobody sees."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a reader gone (| head): nothing more to say
-            stream.flush()
-    compat.run_exit_handlers()
-    os._exit(status)
+    compat.exit_now(status, (sys.stdout, sys.stderr))

@@ -5,7 +5,7 @@ test fails with the name of the attribute, rather than a cell hanging somewhere 
 module per dependency; this package imports nothing else from mcp_kernel.
 """
 
-from .interpreter import run_exit_handlers
+from .interpreter import exit_now, run_exit_handlers
 from .jupyter import (
     AbortBeforeReply,
     dispatch_beside,
@@ -56,6 +56,7 @@ __all__ = [
     "dispatch_beside",
     "drive_input_required",
     "end_kernel_process",
+    "exit_now",
     "input_request",
     "iopub_sent",
     "made_by_jupyter_client",

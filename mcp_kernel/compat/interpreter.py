@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
+import os
+from collections.abc import Iterable
+from typing import Any, NoReturn
 
 
 def run_exit_handlers() -> None:
@@ -16,3 +20,14 @@ def run_exit_handlers() -> None:
     cleared as it goes, so a later normal exit runs nothing twice.
     """
     atexit._run_exitfuncs()
+
+
+def exit_now(status: int, streams: Iterable[Any]) -> NoReturn:
+    """End the process now: the ``atexit`` handlers (:func:`run_exit_handlers`), then ``streams``
+    flushed, then ``os._exit``, with no interpreter teardown (a one-shot run, a kernel that answered
+    its shutdown request). A reader gone (``| head``) or a closed stream has nothing more to hear."""
+    run_exit_handlers()
+    for stream in streams:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    os._exit(status)

@@ -6,7 +6,6 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
-import os
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -49,7 +48,7 @@ def end_kernel_process(app: Any) -> None:
     connection file the kernel wrote itself), and the process leaves without closing sockets one
     by one: nothing is left to send, and the kernel's own state was closed by ``do_shutdown``.
     """
-    from .interpreter import run_exit_handlers
+    from .interpreter import exit_now
 
     atexit.unregister(app.close)
     for thread in (getattr(app, "control_thread", None), getattr(app, "shell_channel_thread", None)):
@@ -61,11 +60,7 @@ def end_kernel_process(app: Any) -> None:
         atexit.unregister(iopub.stop)
         with contextlib.suppress(Exception):  # a stuck IOPub thread (TimeoutError): leave anyway
             iopub.stop()
-    run_exit_handlers()
-    for stream in (sys.__stdout__, sys.__stderr__):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(0)
+    exit_now(0, (sys.__stdout__, sys.__stderr__))  # ipykernel's own streams go to IOPub, stopped by now
 
 
 def shell_busy(kernel: Any) -> bool:

@@ -408,9 +408,9 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
             await asyncio.wait_for(asyncio.wrap_future(closing), SHUTDOWN_CLOSE)
         except Exception as exc:  # noqa: BLE001 - a server that will not close must not keep the kernel
             self.log.warning("the session did not close within %s s (%s); its servers' guards stop them", SHUTDOWN_CLOSE, type(exc).__name__)
-        # ipykernel 7.4 can hang while tearing down (its control thread blocks flushing to an
-        # IOPub thread that already stopped), and clients then wait 2.5 s and SIGTERM us. All
-        # our state is closed by now, so leave promptly if the normal exit stalls.
+        # The process then ends through compat.end_kernel_process (kernel/app.py), which skips
+        # ipykernel's racy teardown; should stopping its threads stall, clients would wait 2.5 s and
+        # SIGTERM us. All our state is closed by now, so leave promptly if the exit stalls.
         watchdog = threading.Timer(SHUTDOWN_GRACE, os._exit, args=(0,))
         watchdog.daemon = True
         watchdog.start()
