@@ -143,6 +143,10 @@ MEASURES += (
         target=1.05, digits=1, table="session",
     ),
     Measure(
+        "mem_after_more_calls", "kernel RSS after {mem_calls} more tool calls (MB)⁷", "MB", "memory", impls=("kernel",),
+        baseline_key="mem_after_calls", target=1.02, digits=1, table="session",
+    ),
+    Measure(
         "mem_after_cells", "kernel RSS after those calls and {mem_cells} cells (MB)⁷", "MB", "memory", impls=("kernel",), baseline_key="mem_idle",
         target=1.05, digits=1, table="session",
     ),

@@ -6,7 +6,8 @@ and many idle sessions on one machine, each with its baseline measured in the sa
   with bytecode cached as a ``pip install`` leaves it; bench/step_bench.py's commands and clock.
 * memory: a named session with one stdio server (the bench's Python echo server), idle; its
   helper processes (every descendant of the kernel that is not the server: procmem.py); then the
-  kernel after 1,000 tool calls and after 100 more cells. ipykernel's ``python3`` kernel, idle,
+  kernel after 1,000 tool calls, after 1,000 more (warm: the growth that would add up), and after
+  100 more cells. ipykernel's ``python3`` kernel, idle,
   is the baseline (its own trial in the same round).
 * sessions: N idle named sessions, each with the same server, started one after another (never
   past 80 % of the machine's memory); each answers one step, timed from the shell, interleaved
@@ -140,6 +141,9 @@ def _memory(server: Server, cfg: Config) -> dict[str, dict[str, Any]]:
         assert _run([*step, "-e", loop], work, env).strip() == str(cfg.mem_calls)
         time.sleep(cfg.settle)
         calls = procmem.tree(pid, [server])
+        assert _run([*step, "-e", loop], work, env).strip() == str(cfg.mem_calls)  # as many again: warm, does it still grow?
+        time.sleep(cfg.settle)
+        more = procmem.tree(pid, [server])
         for i in range(cfg.mem_cells):
             assert _run([*step, "-e", f"return {i} + 1"], work, env).strip() == str(i + 1)
         time.sleep(cfg.settle)
@@ -154,6 +158,7 @@ def _memory(server: Server, cfg: Config) -> dict[str, dict[str, Any]]:
         "mem_helper_max@kernel": {"value": max((u.rss for u in helpers), default=0) / procmem.MB, "detail": f"{len(helpers)}: {shown}"},
         "mem_helpers@kernel": {"value": sum(u.rss for u in helpers) / procmem.MB, "detail": f"{len(helpers)} process(es)"},
         "mem_after_calls@kernel": {"value": calls.kernel.rss / procmem.MB, "calls": cfg.mem_calls, "tree": calls.as_json()},
+        "mem_after_more_calls@kernel": {"value": more.kernel.rss / procmem.MB, "calls": 2 * cfg.mem_calls, "tree": more.as_json()},
         "mem_after_cells@kernel": {"value": cells.kernel.rss / procmem.MB, "cells": cfg.mem_cells, "tree": cells.as_json()},
     }
 

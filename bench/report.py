@@ -25,12 +25,19 @@ def _cell(stats: dict[str, Any] | None, m: Measure, impl: str, skipped: str | No
     return text
 
 
-def _target(m: Measure, kernel: dict[str, Any] | None) -> tuple[str, str]:
+def _name(key: str, cfg: Config | None) -> str:
+    """The label of measure ``key`` without its unit, its sizes filled in from ``cfg``."""
+    label = next(x.label for x in MEASURES if x.key == key).split(" (")[0]
+    sizes = {k: f"{getattr(cfg, k):,}" if cfg else "N" for k in ("mem_calls", "mem_cells", "sessions")}
+    return label.format(**sizes)
+
+
+def _target(m: Measure, kernel: dict[str, Any] | None, cfg: Config | None = None) -> tuple[str, str]:
     """The kernel's target as text, and whether its median (or median ratio) meets it."""
     if m.target is None:
         return "—", ""
     if m.target_is_ratio:
-        against = next((x.label.split(" (")[0] for x in MEASURES if x.key == m.baseline_key), None) if m.baseline_key else None
+        against = _name(m.baseline_key, cfg) if m.baseline_key else None
         text, value = f"≤ {m.target:g}× {against or IMPL_LABELS[m.baseline]}", kernel and kernel["ratio_median"]
     elif m.unit == "×":
         text, value = f"≤ {m.target:g}× payload", kernel and kernel["median"]
@@ -77,7 +84,7 @@ def render_session_table(summary: dict[str, dict[str, Any]], cfg: Config) -> str
         row = summary.get(m.key, {})
         label = m.label.format(mem_calls=f"{cfg.mem_calls:,}", mem_cells=f"{cfg.mem_cells:,}", sessions=f"{cfg.sessions:,}")
         if m.baseline_key:
-            base = "that row: " + next(x.label for x in MEASURES if x.key == m.baseline_key).format(mem_calls="", mem_cells="", sessions="").split(" (")[0]
+            base = "that row: " + _name(m.baseline_key, cfg)
         else:
             base = "<br>".join(f"{IMPL_LABELS[b]}: {_cell({**row[b], 'ratio_median': None}, m, b, None)}" for b in m.impls if b != "kernel" and b in row) or "—"
         kernel = row.get("kernel")
@@ -87,7 +94,7 @@ def render_session_table(summary: dict[str, dict[str, Any]], cfg: Config) -> str
             if m.baseline_key and kernel["ratio_median"] is not None:
                 ratios.append(f"{kernel['ratio_median']:.2f}× that row")
             cell += "".join(f" · {r}" for r in ratios) + (f"<br>{kernel['detail']}" if kernel.get("detail") else "")
-        target, met = _target(m, kernel)
+        target, met = _target(m, kernel, cfg)
         lines.append(f"| {label} | {base} | {cell} | {target} | {met} |")
     return "\n".join(lines)
 
@@ -128,9 +135,10 @@ SESSION_NOTES = """\
    after one tool call and {settle:g} s of quiet; the baseline is ipykernel's own `python3` kernel,
    idle after one cell, in the same round. Helpers: every descendant process of the kernel that is
    not the server's own command (nor started by it): the run-folder watcher, the servers' guards.
-   Then one step of {mem_calls:,} sequential tool calls, then {mem_cells:,} one-line steps; the
-   kernel's RSS is read after each, after {settle:g} s of quiet: the ratio is to the idle kernel of
-   the same round (1.00× is no growth). MB = 2²⁰ bytes.
+   Then one step of {mem_calls:,} sequential tool calls, another such step, then {mem_cells:,}
+   one-line steps; the kernel's RSS is read after each, after {settle:g} s of quiet: the ratio is
+   to the idle kernel of the same round (1.00× is no growth), for the second step to the first
+   (what a warm session still adds per {mem_calls:,} calls). MB = 2²⁰ bytes.
 8. {sessions:,} named sessions with the same server, started one after another (none past 80 % of
    the machine's memory in use), then one step of each from the shell, beside a `python -S -c pass`,
    twice; the second pass is the measure (slowest of each; how many took ≤ 100 ms). Memory per

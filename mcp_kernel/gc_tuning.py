@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector, set for a process that hosts one long-lived session.
+"""Python's cyclic garbage collector, and the memory given back between cells, for a process that hosts one long-lived session.
 
 With CPython's defaults a young collection runs every 700 allocations, and every tenth of them
 also walks the older generation. Many tool calls in flight keep thousands of young objects alive
@@ -10,13 +10,22 @@ collections every 10,000 allocations the same 1,000 calls took ~170 µs each, th
 share ~10 µs. Objects without reference cycles are freed at once either way, so this delays only
 cyclic garbage, by at most a few MB.
 
+Between cells (:data:`IDLE` seconds after one ends, the next not begun) the session gives memory
+back: V8 collects and releases its empty pages (a heap of at most :data:`SMALL_HEAP` bytes: the
+collection costs about what the heap holds), the cyclic garbage the raised thresholds left is
+collected, and the C allocator returns its free pages to the system (``malloc_trim``: freed memory
+otherwise stays with the process). Measured on the bench's memory figure: a kernel idle after one
+tool call went from 92 to 87 MB, and after 1,000 calls from 101 to 92 MB.
+
 Only a face that owns its process (the kernel, the one-shot command line) applies this: a
 library user's process keeps its own settings.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
+from typing import Protocol
 
 #: allocations between young collections (CPython's default is 700), and the default ratios above
 THRESHOLDS = (10_000, 10, 10)
@@ -36,3 +45,70 @@ def freeze() -> None:
     what that stage added; what comes later (connections, cells' values) is collected as usual.
     """
     gc.freeze()
+
+
+#: seconds of quiet after a cell before the session gives memory back
+IDLE = 1.0
+#: the largest V8 heap in use (bytes) that is collected between cells (~20 ms per 10 MB here)
+SMALL_HEAP = 64 * 1024 * 1024
+#: seconds :meth:`Quiet.close` waits for a give-back under way (its thread is inside mini-racer)
+CLOSING = 2.0
+
+
+class Engine(Protocol):
+    """What :class:`Quiet` needs of the engine (this module stays below the engine: tests/test_layout.py)."""
+
+    @property
+    def current_cell(self) -> str | None: ...
+
+    async def give_back_memory(self, largest: int) -> bool: ...
+
+
+class Quiet:
+    """Gives memory back :data:`IDLE` seconds after a cell ends, unless the next one began: in a task, never on the loop's time."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._timer: asyncio.TimerHandle | None = None
+        self._giving: asyncio.Future[None] | None = None  # held: the loop keeps only weak references to tasks
+
+    def cell_started(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def cell_ended(self) -> None:
+        self.cell_started()
+        self._timer = asyncio.get_running_loop().call_later(IDLE, self._start)
+
+    async def close(self) -> None:
+        """No give-back after this; one under way ends first (V8 must not be freed under its thread)."""
+        self.cell_started()
+        if self._giving is not None and not self._giving.done():
+            await asyncio.wait({self._giving}, timeout=CLOSING)
+
+    def _start(self) -> None:
+        self._timer = None
+        self._giving = asyncio.ensure_future(self._give_back())
+        self._giving.add_done_callback(lambda t: t.cancelled() or t.exception())  # a failure only costs memory
+
+    async def _give_back(self) -> None:
+        await self._engine.give_back_memory(SMALL_HEAP)
+        if self._timer is None and self._engine.current_cell is None:  # no cell began meanwhile
+            collect()
+            await asyncio.to_thread(trim_malloc)
+
+
+def collect() -> None:
+    """The cyclic garbage the raised thresholds let pile up (on the loop: finalizers may touch it); ~1 ms here."""
+    gc.collect()
+
+
+def trim_malloc() -> None:
+    """Hand the C allocator's free pages back to the system (glibc; elsewhere nothing). Safe in a thread."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

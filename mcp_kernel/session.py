@@ -151,6 +151,7 @@ class Session:
         self.login = LoginApi(self.servers, self._askers.get, self.display, lambda: self.engine.current_cell)
         self.login.register(self.engine)
         self.step_data = StepData(self.engine, max(200, self.options.max_output_chars))
+        self._quiet = gc_tuning.Quiet(self.engine) if self.options.owns_process else None  # memory back between cells
 
     # ---- life cycle ---------------------------------------------------------------------------
 
@@ -211,17 +212,11 @@ class Session:
             early.discard_rest()
 
     def _connect_policy(self) -> ConnectPolicy:
-        config = self.config
-        if config is None or (config.source is None and not config.problems):
-            available = {DEMO_NAME: demo_spec()}
-            source = "a config file (none was found; the built-in demo runs)"
-        else:
-            available, source = dict(config.available), str(config.source)
-        rule = "any" if "any" in (self.options.allow_connect, config.allow_connect if config else "") else "configured"
-        problems = tuple(config.problems) if config else ()
-        return ConnectPolicy(rule, available, source, confirm_destructive=bool(config and config.confirm_destructive), problems=problems)
+        return ConnectPolicy.of(self.config, self.options.allow_connect, demo_spec())
 
     async def close(self, leaving: bool = False) -> None:  # leaving: we exit next, servers are not waited for
+        if self._quiet is not None:
+            await self._quiet.close()
         await self.engine.close()
         self.artifacts.close()
         for loading in (self._loading, self.servers.loading):
@@ -250,6 +245,8 @@ class Session:
         whatever needs an answer (a destructive tool behind the approval gate) is refused with a reason.
         ``data`` (any JSON) is this cell's global ``data``, ``max_output_chars`` its output limit (None: the session's).
         """
+        if self._quiet is not None:
+            self._quiet.cell_started()
         if cell is None:
             self._count += 1
             cell = f"cell[{self._count}]"
@@ -301,6 +298,8 @@ class Session:
             await self._save_console(cell, out)
             if self.options.owner:
                 rundir.current().record_idle()
+            if self._quiet is not None:
+                self._quiet.cell_ended()
         if outcome.error is not None and self.servers.loaded is not None:
             explain(outcome.error, code, self.servers.loaded.catalog, self.config.problems if self.config else ())
         v = split_value(outcome.data)

@@ -166,3 +166,39 @@ def test_data_is_the_global_data_of_its_cell_only(s: SessionHarness) -> None:
     stopped = s.call(s.session.execute("while (true) { data; }", data=[1], time_limit=0.5))
     assert stopped.error.name == "TimeoutError"
     assert s.value("data") == "'own'"
+
+
+def test_a_session_that_owns_its_process_gives_memory_back_when_quiet(tmp_path: Path) -> None:
+    """gc_tuning.IDLE after a cell, V8's heap shrinks back; a library user's session keeps its heap."""
+    script = textwrap.dedent(
+        """
+        import asyncio, sys
+        from pathlib import Path
+        from mcp_kernel import gc_tuning
+        from mcp_kernel.session import Session, SessionOptions
+
+        gc_tuning.IDLE = 0.2
+
+        async def main(owns):
+            session = Session(SessionOptions(cwd=Path.cwd(), config=None, server=None, profile=None, owns_process=owns))
+            await session.start()
+            held = lambda: session.engine._v8._racer.heap_stats()["total_heap_size"] >> 20
+            await session.execute("globalThis.kept = 42; 1")
+            start = held()
+            junk = await session.execute("{ let junk = []; for (let i = 0; i < 400000; i++) junk.push({ i, s: 'x' + i }); junk.length }")
+            grown = held()
+            await asyncio.sleep(1.5)
+            quiet = held()
+            after = await session.execute("kept")
+            await session.close()
+            print(owns, junk.data["text/plain"], grown > start + 20, quiet < start + 4, after.data["text/plain"])
+
+        asyncio.run(main(sys.argv[1] == "own"))
+        """
+    )
+    lines = []
+    for how in ("library", "own"):
+        done = subprocess.run([sys.executable, "-c", script, how], cwd=tmp_path, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+        assert done.returncode == 0, done.stderr
+        lines.append(done.stdout.strip())
+    assert lines == ["False 400000 True False 42", "True 400000 True True 42"]

@@ -25,7 +25,7 @@ from ..engine.errors import show_server_text
 from ..servers.approval import approval
 from ..servers.authspec import login_advice
 from ..servers.catalog import ToolLookupError
-from ..servers.config import problems_note
+from ..servers.config import LoadedConfig, problems_note
 from ..servers.secrets import Redactor
 from ..servers.shown import neutral
 from ..servers.spec import ServerSpec, parse_spec
@@ -55,6 +55,17 @@ class ConnectPolicy:
     source: str
     confirm_destructive: bool = False  # the config's default for servers that do not say
     problems: tuple[str, ...] = ()  # of the config: said wherever a server or tool is not found
+
+    @classmethod
+    def of(cls, config: LoadedConfig | None, allow_connect: str, demo: ServerSpec) -> ConnectPolicy:
+        """The session's policy: its config's servers (``demo`` where no config file was found), its rule or the config's."""
+        if config is None or (config.source is None and not config.problems):
+            available, source = {demo.name: demo}, "a config file (none was found; the built-in demo runs)"
+        else:
+            available, source = dict(config.available), str(config.source)
+        rule = "any" if "any" in (allow_connect, config.allow_connect if config else "") else "configured"
+        problems = tuple(config.problems) if config else ()
+        return cls(rule, available, source, confirm_destructive=bool(config and config.confirm_destructive), problems=problems)
 
 
 @dataclass

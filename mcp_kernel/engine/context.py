@@ -186,6 +186,24 @@ class V8:
         if racer is not None:
             await asyncio.to_thread(racer.low_memory_notification)
 
+    async def give_back(self, largest: int) -> bool:
+        """Collect and shrink the heap, in a thread, if at most ``largest`` bytes of it are in use; collected?
+
+        The collection V8 makes for low memory (several full passes, then it releases empty pages) costs
+        about as much as the heap holds, so a big heap is left to V8's own scheduling.
+        """
+        racer = self._racer
+        if racer is None:
+            return False
+
+        def collect() -> bool:
+            if int(racer.heap_stats()["used_heap_size"]) > largest:
+                return False
+            racer.low_memory_notification()
+            return True
+
+        return await asyncio.to_thread(collect)
+
     async def take(self, key: str) -> str:
         """A big string a request set aside (``__mcp2repl.take``, ``key`` = "id/name"), handed over as one string."""
         await self.settled()

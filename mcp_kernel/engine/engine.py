@@ -1,9 +1,8 @@
 """The engine: one persistent JavaScript environment that runs cells, and stops them when asked.
 
-No Jupyter, no MCP, no display here. Whoever drives the engine (the Session) gives it a
-:class:`Sink` for what JS prints and displays, scripts to load after the runtime, handlers JS
-can call, and context data; then runs cells with :meth:`Engine.run_cell`. A cell may be
-TypeScript: prepare.py strips its types and rewrites it before it reaches V8.
+No Jupyter, no MCP, no display here. Whoever drives the engine (the Session) gives it a :class:`Sink`
+for what JS prints and displays, scripts to load after the runtime, handlers JS can call, and context
+data; then runs cells with :meth:`Engine.run_cell`. A cell may be TypeScript (prepare.py strips it).
 
 Interrupts: code that spins after an ``await`` runs in V8's microtask checkpoint, which no
 cancellation reaches. So the rewriter puts a check of a shared-memory flag into every loop and
@@ -111,11 +110,8 @@ class Engine:
             self.bridge.send_data(key, value)
 
     def post(self, cell: str, key: str, value: Any) -> None:
-        """An event for ``__mcp2repl.onData(key, fn)`` that belongs to ``cell`` (its output goes there).
-
-        Unlike :meth:`set_data` it is not kept for a rebuilt context: it happened once.
-        JS runs it whenever the engine is free, also between cells, like a timer.
-        """
+        """An event for ``__mcp2repl.onData(key, fn)`` that belongs to ``cell`` (its output goes there); JS runs
+        it when free, between cells too, like a timer. Not kept for a rebuilt context, unlike :meth:`set_data`."""
         if self._v8 is not None:
             self.bridge.enqueue(cell, json.dumps(["data", key, value], ensure_ascii=False))
 
@@ -176,6 +172,11 @@ class Engine:
         await self.ready()
         if self._recovering is not None:
             await asyncio.wait({self._recovering})
+
+    async def give_back_memory(self, largest: int) -> bool:
+        """Between cells: :meth:`V8.give_back` (False without it: a cell runs, a recovery goes on, V8 is closed)."""
+        v8, busy = self._v8, self._current is not None or (self._recovering is not None and not self._recovering.done())
+        return False if v8 is None or v8.closed or busy else await v8.give_back(largest)
 
     @property
     def current_cell(self) -> str | None:
@@ -292,9 +293,8 @@ class Engine:
             self.sink.note(cell, f"[mcp2repl] {message}\n")
 
     def _uncaught(self, msg: dict[str, Any]) -> None:
-        """An error nobody caught (a timer callback, a rejected promise nobody awaited): on stderr, like
-        Node, on its cell while that cell runs, else on the next cell (a finished cell's output may
-        no longer be listened to)."""
+        """An error nobody caught (a timer callback, an unawaited rejection): on stderr like Node, on its cell
+        while that runs, else on the next cell (a finished cell's output may no longer be listened to)."""
         err = errors.from_js(msg["error"], self.maps)
         if err.name in STOPPED:  # the interrupted cell already reports it
             return

@@ -32,6 +32,7 @@ ROWS = {
     "mem_helper_max": {"kernel"},
     "mem_helpers": {"kernel"},
     "mem_after_calls": {"kernel"},
+    "mem_after_more_calls": {"kernel"},
     "mem_after_cells": {"kernel"},
     "sessions_pss": {"kernel", "ipykernel"},
     "sessions_step": {"kernel", "floor_S"},
@@ -75,6 +76,7 @@ def test_every_row_has_its_number_and_its_baselines(quick_run: dict) -> None:
     assert not positive, positive
     assert set(summary["step_warm"]["kernel"]["ratio_to"]) == {"floor_S", "floor"}
     assert summary["mem_after_calls"]["kernel"]["ratio_median"] > 0  # to the idle kernel of the same round
+    assert summary["mem_after_more_calls"]["kernel"]["ratio_median"] > 0  # to the first calls' figure
     assert summary["sessions_step"]["kernel"]["detail"].endswith(" ms") and " of 2 within 100 ms, median " in summary["sessions_step"]["kernel"]["detail"]
 
 
