@@ -8,20 +8,19 @@ process that hosts sessions keeps a folder, ``runs/<pid>-<time>``, in
 * ``run.json``: who it is (pid, start, cwd, which kernel) and the cell it is running, rewritten at
   each cell start;
 * ``faults.txt``: Python's fault handler writes the threads' stacks there on a fatal signal;
-* ``stderr.txt``: the tail of the process's stderr, kept by a small watcher process that outlives
+* ``stderr.txt``: the tail of the process's stderr, kept by a small watcher process (crashtail.py) that outlives
   it (V8 prints "Fatal JavaScript out of memory" to stderr and aborts: only a reader outside the
   process is sure to see it);
 * ``servers-N/``: each session's server logs.
 
 A clean exit removes the folder. The next start finds folders whose owner is gone (the owner holds a
 lock for its whole life), reports the one that matches it, and keeps at most ``KEEP`` of them for
-``KEEP_DAYS`` days. This module imports only the standard library: the watcher runs it as a script.
+``KEEP_DAYS`` days. This module imports only the standard library.
 """
 
 from __future__ import annotations
 
 import atexit
-import collections
 import contextlib
 import json
 import os
@@ -32,10 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import crashtail
+from .crashtail import RECORD
+
 KEEP = 20
 KEEP_DAYS = 7
-TAIL_BYTES = 16 * 1024
-RECORD = "run.json"
 CODE_SHOWN = 120
 
 
@@ -106,7 +106,7 @@ class RunDir:
         read_end, write_end = os.pipe()
         try:
             subprocess.Popen(
-                [sys.executable, "-S", "-I", __file__, str(self.path)],
+                [sys.executable, "-S", "-I", crashtail.__file__, str(self.path)],
                 stdin=read_end,
                 stdout=2,  # the real stderr, before it becomes the pipe
                 stderr=subprocess.DEVNULL,
@@ -238,30 +238,3 @@ def _is_dead(path: Path) -> bool:
         return _try_lock(fd)
     finally:
         os.close(fd)  # closing releases a lock taken here
-
-
-def _tail(folder: str) -> None:
-    """The watcher: pass stdin through to stdout, and if the owner did not clean up, keep the tail."""
-    kept: collections.deque[bytes] = collections.deque()
-    size = 0
-    while True:
-        try:
-            chunk = os.read(0, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        with contextlib.suppress(OSError):
-            os.write(1, chunk)
-        kept.append(chunk)
-        size += len(chunk)
-        while size - len(kept[0]) >= TAIL_BYTES:
-            size -= len(kept.popleft())
-    path = Path(folder)
-    if (path / RECORD).exists():
-        with contextlib.suppress(OSError):
-            (path / "stderr.txt").write_bytes(b"".join(kept)[-TAIL_BYTES:])
-
-
-if __name__ == "__main__":
-    _tail(sys.argv[1])

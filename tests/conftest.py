@@ -397,7 +397,7 @@ class KernelProcess:
         self.run("await api.servers({wait: true})", timeout=60)
 
     def server_processes(self) -> dict[str, Any]:
-        """The kernel's child processes (psutil), keyed by their command line; not its crash watcher (see rundir)."""
+        """The kernel's child processes (psutil), keyed by their command line; not its crash watcher (crashtail.py)."""
         return {" ".join(p.cmdline()): p for p in self.server_process_list()}
 
     def server_process_list(self) -> list[Any]:
@@ -405,7 +405,7 @@ class KernelProcess:
         import psutil
 
         children = psutil.Process(self.pid).children(recursive=True)
-        return [p for p in children if "mcp_kernel/rundir.py" not in " ".join(p.cmdline())]
+        return [p for p in children if "mcp_kernel/crashtail.py" not in " ".join(p.cmdline())]
 
     def server_process(self, *needles: str) -> Any:
         found = [p for cmd, p in self.server_processes().items() if all(n in cmd for n in needles)]

@@ -28,7 +28,8 @@ ALLOWED = {
     "servers": {"compat", "lean_imports"},
     "display": {"engine", "compat"},
     "api": {"engine", "display", "servers", "compat"},
-    "rundir": set(),
+    "rundir": {"crashtail"},
+    "crashtail": set(),
     "gc_tuning": set(),
     "early": {"engine"},  # V8's load begun in a thread before a one-shot run imports the Session
     "lean_imports": set(),
