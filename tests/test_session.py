@@ -119,6 +119,13 @@ def test_a_session_runs_without_ipykernel(tmp_path: Path) -> None:
     assert done.stdout.strip() == "{ sum: 42 } False"
 
 
+def _as_library_and_owner(script: str, cwd: Path, how: str) -> str:
+    """What ``script`` prints run in a fresh interpreter with ``how`` ("library" or "own") as its argument."""
+    done = subprocess.run([sys.executable, "-c", script, how], cwd=cwd, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 def test_only_a_session_that_owns_its_process_sets_the_garbage_collector(tmp_path: Path) -> None:
     (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": {"echo": {"command": sys.executable, "args": [ECHO]}}}))
     script = textwrap.dedent(
@@ -138,11 +145,7 @@ def test_only_a_session_that_owns_its_process_sets_the_garbage_collector(tmp_pat
         asyncio.run(main(sys.argv[1] == "own"))
         """
     )
-    lines = []
-    for how in ("library", "own"):
-        done = subprocess.run([sys.executable, "-c", script, how], cwd=tmp_path, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-        assert done.returncode == 0, done.stderr
-        lines.append(done.stdout.strip())
+    lines = [_as_library_and_owner(script, tmp_path, how) for how in ("library", "own")]
     assert lines == ["False (700, 10, 10) False False { sum: 42 }", "True (10000, 10, 10) True True { sum: 42 }"]
 
 
@@ -196,9 +199,5 @@ def test_a_session_that_owns_its_process_gives_memory_back_when_quiet(tmp_path: 
         asyncio.run(main(sys.argv[1] == "own"))
         """
     )
-    lines = []
-    for how in ("library", "own"):
-        done = subprocess.run([sys.executable, "-c", script, how], cwd=tmp_path, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-        assert done.returncode == 0, done.stderr
-        lines.append(done.stdout.strip())
+    lines = [_as_library_and_owner(script, tmp_path, how) for how in ("library", "own")]
     assert lines == ["False 400000 True False 42", "True 400000 True True 42"]
