@@ -43,3 +43,14 @@ def test_hiding_after_jsonschema_loaded_changes_nothing() -> None:
     code = "import sys, jsonschema\nfrom mcp_kernel.lean_imports import hide_iri_grammar\nhide_iri_grammar()\nprint('rfc3987_syntax' in sys.modules and sys.modules['rfc3987_syntax'] is None)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, "False\n"), done.stderr
+
+
+def test_the_server_layer_loads_jsonschema_without_any_format_module() -> None:
+    code = (
+        "import sys\nfrom mcp_kernel.lean_imports import UNUSED_FORMAT_MODULES, import_jsonschema\n"
+        "jsonschema = import_jsonschema()\n"
+        "print(list(jsonschema.Draft202012Validator({'type': 'integer'}).iter_errors('x'))[0].message)\n"
+        "print(sorted(m for m in (*UNUSED_FORMAT_MODULES, 'arrow', 'lark') if sys.modules.get(m) is not None))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "'x' is not of type 'integer'\n[]\n"), done.stderr

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..lean_imports import import_jsonschema
 from .plain_check import plain_check
 
 if TYPE_CHECKING:  # importing the MCP types costs ~0.3 s; the kernel loads them off its start-up path
@@ -37,27 +38,6 @@ RESERVED = set(
 #: jsonschema's optional format checkers that no check in this process runs: argument checks here
 #: and the SDK's output-schema checks pass no format checker, and the metaschemas a schema is checked
 #: against (``check_schema``) use only ``uri``, ``uri-reference`` and ``regex``, which stay.
-UNUSED_FORMAT_MODULES = ("rfc3987_syntax", "isoduration", "webcolors", "uri_template", "jsonpointer", "fqdn", "rfc3339_validator")
-
-
-def import_jsonschema() -> Any:
-    """Import jsonschema without the format checkers nothing here uses.
-
-    jsonschema imports ``rfc3987_syntax`` when installed (JupyterLab pulls it in), which compiles
-    39 grammars at import: 1.6 s of CPU on the first tool call; ``isoduration`` brings arrow and
-    dateutil (~2 MB of the kernel's memory with the others of :data:`UNUSED_FORMAT_MODULES`). The
-    kernel process hides those optional modules from jsonschema.
-    """
-    import sys
-
-    if "jsonschema" not in sys.modules:
-        for name in UNUSED_FORMAT_MODULES:
-            sys.modules.setdefault(name, None)  # type: ignore[arg-type]
-    import jsonschema
-
-    return jsonschema
-
-
 def bounded_validator(schema: Any) -> Any:
     """A jsonschema validator for ``schema`` whose ``pattern`` and ``patternProperties`` checks have a
     time bound: a pattern that backtracks forever (``^(a+)+$``) is skipped, and the server checks it."""

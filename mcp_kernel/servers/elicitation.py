@@ -21,7 +21,8 @@ from typing import Any
 
 import mcp_types as types
 
-from .catalog import import_jsonschema, local_registry
+from ..lean_imports import import_jsonschema
+from .catalog import local_registry
 from .shown import neutral
 
 Ask = Callable[[str], Awaitable[str]]

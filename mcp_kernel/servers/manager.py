@@ -18,7 +18,8 @@ from typing import Any
 
 import mcp_types as types
 
-from .catalog import Catalog, ToolEntry, ToolLookupError, import_jsonschema
+from ..lean_imports import import_jsonschema
+from .catalog import Catalog, ToolEntry, ToolLookupError
 from .config import ServerSpec
 from .connection import Events, Progress, ServerConnection
 from .elicitation import Person
