@@ -46,14 +46,14 @@ class DiscoveryApi:
     async def search(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()
         opts = params.get("options") or {}
-        return self.index.sync(await manager.settled_entries()).search(
+        return self.index.sync(await manager.settled_entries(), manager.rows()).search(
             str(params.get("query") or ""), limit=int(opts.get("limit", 8)), offset=int(opts.get("offset", 0)), server=opts.get("server")
         )
 
     async def library(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()
         opts = params.get("options") or {}
-        index = self.index.sync(await manager.settled_entries())
+        index = self.index.sync(await manager.settled_entries(), manager.rows())
         docs, note = discovery.library(index, str(params.get("query") or ""), int(opts.get("limit", 6)), manager.observed)
         return {"docs": docs, "note": note}  # discovery.js writes the note on stderr and returns the docs
 

@@ -20,6 +20,8 @@ from .search import SHOWN_CHARS, Scorer, split_name, words
 DEPRECATED_FACTOR = 0.5  # a tool that says it is deprecated ranks below its replacement
 #: Servers named in the note of a search that found nothing (more are counted).
 SERVERS_NAMED = 8
+#: characters of a server's error that an empty search repeats
+ERROR_SHOWN = 160
 
 
 def summary(description: str | None, limit: int = 160) -> str:
@@ -51,6 +53,7 @@ class ToolIndex:
     """Search over a catalog's tools; build once per catalog (see :meth:`sync`), query often."""
 
     def __init__(self, entries: Iterable[ToolEntry] = ()) -> None:
+        self.servers: Sequence[Any] | None = None  # the servers' rows (manager.ServerRow), for an empty catalog's note
         self.rebuild(entries)
 
     def rebuild(self, entries: Iterable[ToolEntry]) -> None:
@@ -83,8 +86,9 @@ class ToolIndex:
     def _key_of(entries: Sequence[ToolEntry]) -> tuple:
         return tuple((e.server, e.name, e.server_safe, e.tool_safe, id(e.tool)) for e in entries)
 
-    def sync(self, entries: Sequence[ToolEntry]) -> ToolIndex:
-        """Rebuild only when the catalog changed (new entries, tools or names); returns self."""
+    def sync(self, entries: Sequence[ToolEntry], servers: Sequence[Any] | None = None) -> ToolIndex:
+        """Rebuild only when the catalog changed (new entries, tools or names); returns self. ``servers``: their rows now."""
+        self.servers = servers
         if self._key_of(entries) != self._key:
             self.rebuild(entries)
         return self
@@ -144,7 +148,7 @@ class ToolIndex:
         if server is not None and not any(server in (e.server, e.server_safe) for e in self.entries):
             return f'Unknown server "{server}". Servers with tools: {", ".join(servers) or "none"}.'
         if not ranked and not self.entries:
-            return "No tools to search: no MCP server offers any. await api.servers() shows their state."
+            return nothing_to_search(self.servers)
         if not ranked:
             if server is not None:
                 scope = f'{sum(e.server == server or e.server_safe == server for e in self.entries)} tools on server "{server}"'
@@ -160,6 +164,22 @@ class ToolIndex:
         if info.get("missing"):
             parts.append("No tool mentions: " + ", ".join(info["missing"]) + ".")
         return " ".join(parts)
+
+
+def nothing_to_search(rows: Sequence[Any] | None) -> str:
+    """What a search of an empty catalog says: each server and why it has no tools (manager.ServerRow:
+    still starting, failed and with what error), so that an agent waits, fixes or asks instead of guessing."""
+    if rows is not None and not rows:
+        return "No tools to search: no MCP server runs in this session (await api.connect(name) starts a configured one)."
+    told = []
+    for r in rows or ():
+        said = {"ready": "offers no tools", "starting": "is still starting", "error": "failed", "needs_login": "needs a login"}
+        why = f"{r.name} {said.get(r.state, 'is ' + r.state.replace('_', ' '))}"
+        if r.error:
+            error = " ".join(str(r.error).split())
+            why += f": {error[:ERROR_SHOWN]}…" if len(error) > ERROR_SHOWN else f": {error}"
+        told.append(why.rstrip("."))
+    return " ".join(["No tools to search: no MCP server offers any.", *(f"{t}." for t in told), "await api.servers() shows their state."])
 
 
 def list_tools(entries: Iterable[ToolEntry], *, schemas: bool = False, server: str | None = None) -> list[dict[str, Any]]:

@@ -311,7 +311,7 @@ def test_a_run_that_started_no_server_still_connects_and_searches(tmp_path: Path
     assert (tmp_path / "a.started").exists()
     run = cli("-e", "await api.connect('nope')", cwd=tmp_path)
     assert run.code == 1 and run.err.startswith('TypeError: api.connect("nope"): the config (') and "RuntimeError" not in run.err
-    nothing = "No tools to search: no MCP server offers any. await api.servers() shows their state.\n"
+    nothing = "No tools to search: no MCP server runs in this session (await api.connect(name) starts a configured one).\n"
     assert cli("--library", "add numbers", cwd=tmp_path) == _run(0, nothing, "")
     (tmp_path / "mcp.json").write_text('{"mcpServers": {}}')
     assert cli("--library", "add numbers", cwd=tmp_path) == _run(0, nothing, "")
@@ -332,4 +332,12 @@ def test_a_huge_library_query_is_refused_at_once_with_a_bounded_echo(tmp_path: P
     assert len(run.err) < 600
     query = "zebra " * 150  # under the bound of characters, over that of words
     assert "words long; give at most" in cli("--library", query, cwd=tmp_path).err
-    assert cli("--library", "q" * 900, cwd=tmp_path) == _run(0, "No tools to search: no MCP server offers any. await api.servers() shows their state.\n", "")
+    nothing = "No tools to search: no MCP server runs in this session (await api.connect(name) starts a configured one).\n"
+    assert cli("--library", "q" * 900, cwd=tmp_path) == _run(0, nothing, "")
+    config(tmp_path, {"bad": {"command": "/nonexistent/mcp2repl-test-server"}})  # the server that has no tools, and why
+    assert cli("--library", "add numbers", cwd=tmp_path) == _run(
+        0,
+        "No tools to search: no MCP server offers any. bad failed: the server exited with status 127 during start-up "
+        "(server stderr: cannot start '/nonexistent/mcp2repl-test-server': No such file or directory). await api.servers() shows their state.\n",
+        "",
+    )

@@ -14,7 +14,7 @@ import mcp_types
 import pytest
 
 from mcp_kernel.servers import catalog
-from mcp_kernel.servers.discovery import ToolIndex, describe, library, list_tools, summary
+from mcp_kernel.servers.discovery import ToolIndex, describe, library, list_tools, nothing_to_search, summary
 from mcp_kernel.servers.search import QueryTooLong
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "fixtures" / "schemas"
@@ -320,3 +320,23 @@ def test_long_words_are_not_expanded_as_typos(index, word):
     started = time.monotonic()
     assert index.search(word[:1000])["total"] == 0
     assert time.monotonic() - started < 10  # generous for a loaded machine: it was minutes
+
+
+def test_an_empty_catalog_says_why_each_server_has_no_tools() -> None:
+    from mcp_kernel.servers.manager import ServerRow
+
+    rows = [
+        ServerRow("slow", "stdio", "starting", None, None),
+        ServerRow("bad", "stdio", "error", None, "exited with status 1:\n  " + "x" * 300),
+        ServerRow("empty", "http", "ready", 0, None),
+        ServerRow("gh", "http", "needs_login", None, "log in first."),
+        ServerRow("off", "stdio", "stopped", None, None),
+    ]
+    assert nothing_to_search(rows) == (
+        "No tools to search: no MCP server offers any. slow is still starting. bad failed: exited with status 1: "
+        + "x" * 138 + "…. empty offers no tools. gh needs a login: log in first. off is stopped. await api.servers() shows their state."
+    )
+    assert nothing_to_search([]) == "No tools to search: no MCP server runs in this session (await api.connect(name) starts a configured one)."
+    assert library(ToolIndex([]).sync([], rows[:1]), "x")[1] == (
+        "No tools to search: no MCP server offers any. slow is still starting. await api.servers() shows their state."
+    )
