@@ -142,12 +142,12 @@ def limits_from(ns: argparse.Namespace, env: dict[str, str] | os._Environ[str], 
     ``idle``: only ``idle_timeout`` (--idle-timeout, MCP2REPL_IDLE_TIMEOUT; None when neither is given).
     """
     if idle:
-        return {"idle_timeout": _number("--idle-timeout", ns.idle_timeout, "MCP2REPL_IDLE_TIMEOUT", env, float) or None}
-    chars = _number("--max-output-chars", ns.max_output_chars, "MCP2REPL_MAX_OUTPUT_CHARS", env, int)
+        return {"idle_timeout": number_option("--idle-timeout", ns.idle_timeout, "MCP2REPL_IDLE_TIMEOUT", env, float) or None}
+    chars = number_option("--max-output-chars", ns.max_output_chars, "MCP2REPL_MAX_OUTPUT_CHARS", env, int)
     if chars is not None and chars < 200:
         raise UsageError(f"--max-output-chars must be at least 200, not {chars}")
     return {
-        "timeout": _number("--timeout", ns.timeout, "MCP2REPL_TIMEOUT", env, float) or None,
+        "timeout": number_option("--timeout", ns.timeout, "MCP2REPL_TIMEOUT", env, float) or None,
         "max_output_chars": chars,
         "artifact_dir": ns.artifact_dir or env.get("MCP2REPL_ARTIFACT_DIR") or None,
     }
@@ -206,7 +206,8 @@ def parse(argv: list[str], environ: dict[str, str] | None = None) -> Options:
     return o
 
 
-def _number(flag: str, given: str | None, var: str, env: dict[str, str] | os._Environ[str], kind: type) -> float | None:
+def number_option(flag: str, given: str | None, var: str, env: dict[str, str] | os._Environ[str], kind: type) -> float | None:
+    """A number >= 0 from ``flag`` (given) or else the variable ``var``: None when neither is set, a UsageError naming the one that is wrong."""
     text, where = (given, flag) if given is not None else (env.get(var) or None, var)
     if text is None:
         return None

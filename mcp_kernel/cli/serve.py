@@ -11,8 +11,19 @@ import argparse
 import os
 import sys
 
-from ..serve.options import ServeOptions, is_loopback
-from .options import USAGE, UsageError, _number, add_limit_options, add_server_options, check_config, limits_from, make_parser, servers_from
+from ..client.trust import is_loopback
+from ..serve.options import ServeOptions
+from .options import (
+    USAGE,
+    UsageError,
+    add_limit_options,
+    add_server_options,
+    check_config,
+    limits_from,
+    make_parser,
+    number_option,
+    servers_from,
+)
 
 DESCRIPTION = """\
 Serve mcp2repl to an MCP client: tools run (code as one step of a persistent session), search_tools,
@@ -46,7 +57,7 @@ def parse(argv: list[str], environ: dict[str, str] | None = None) -> ServeOption
     o.allow_remote = ns.allow_remote
     idle = limits_from(ns, env, idle=True).get("idle_timeout")
     o.idle_timeout = idle or o.idle_timeout
-    o.answer_wait = _number("--answer-wait", ns.answer_wait, "MCP2REPL_ANSWER_WAIT", env, float) or o.answer_wait
+    o.answer_wait = number_option("--answer-wait", ns.answer_wait, "MCP2REPL_ANSWER_WAIT", env, float) or o.answer_wait
     if ns.http is not None:
         o.http = _address(ns.http)
         if not is_loopback(o.http[0]) and not o.allow_remote:

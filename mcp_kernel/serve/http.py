@@ -21,8 +21,9 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..client.trust import is_loopback
 from .app import ServeApp
-from .options import TOKEN_FILE, is_loopback
+from .options import TOKEN_FILE
 
 PATH = "/mcp"
 

@@ -13,8 +13,9 @@ import logging
 import socket
 import sys
 
+from ..client.trust import is_loopback
 from .app import ServeApp
-from .options import ServeOptions, is_loopback
+from .options import ServeOptions
 from .sessions import STDIO
 
 log = logging.getLogger(__name__)

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..client.trust import is_loopback as is_loopback  # here for serve's modules; one helper with the kernel's
-
 #: Seconds without a request after which an HTTP client's in-process session is closed.
 DEFAULT_IDLE = 3600.0
 #: Seconds a step that asked a 2026-07-28 client waits for the retry with its answer before it is interrupted.
