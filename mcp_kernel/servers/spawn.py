@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import signal
@@ -89,7 +88,7 @@ async def spawn(launch: Launch) -> Spawned:
     argv = [launch.command, *launch.args]
     env = dict(launch.env)
     if os.name == "posix":
-        env[guard.ARGV_VAR] = json.dumps(argv)
+        env[guard.ARGV_VAR] = guard.encode_argv(argv)
         argv = [sys.executable, "-S", GUARD, str(os.getpid())]
     if launch.log_path is not None:
         launch.log_path.parent.mkdir(parents=True, exist_ok=True)

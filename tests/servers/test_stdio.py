@@ -7,7 +7,6 @@ is also run bare, as ``python -S guard.py PID`` with the command in its environm
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import statistics
@@ -270,7 +269,7 @@ def test_kill_9_of_the_owner_takes_the_whole_tree_down() -> None:
 
 
 def run_guard(command: list[str], parent: int | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, guard.ARGV_VAR: json.dumps(command)}
+    env = {**os.environ, guard.ARGV_VAR: guard.encode_argv(command)}
     return subprocess.run(
         [PY, "-S", guard.__file__, str(parent if parent is not None else os.getpid())], env=env, capture_output=True, text=True, timeout=30
     )
@@ -285,7 +284,7 @@ def test_guard_exits_like_its_server() -> None:
 
 def test_guard_passes_stdio_through_and_hides_its_own_variable() -> None:
     code = "import os, sys; print(sys.stdin.read().upper(), os.environ.get('MCP2REPL_GUARD_ARGV'), sys.argv[1:])"
-    env = {**os.environ, guard.ARGV_VAR: json.dumps([PY, "-c", code, "a b"])}
+    env = {**os.environ, guard.ARGV_VAR: guard.encode_argv([PY, "-c", code, "a b"])}
     done = subprocess.run([PY, "-S", guard.__file__, str(os.getpid())], input="hello", env=env, capture_output=True, text=True, timeout=30)
     assert (done.returncode, done.stdout) == (0, "HELLO None ['a b']\n")
 
@@ -294,8 +293,15 @@ def test_guard_refuses_a_bad_command_line() -> None:
     done = subprocess.run([PY, "-S", guard.__file__, "--", "x"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert done.stderr == textwrap.dedent("""\
-        usage: MCP2REPL_GUARD_ARGV='["COMMAND", ...]' python -S guard.py PARENT_PID
+        usage: MCP2REPL_GUARD_ARGV=LENGTH:COMMAND[LENGTH:ARG...] python -S guard.py PARENT_PID
     """)
+
+
+def test_the_command_survives_its_encoding() -> None:
+    for argv in (["sh"], ["a:b", "", "12:x", "é ü \n 3:", "9" * 20], [PY, "-c", "print(':')"]):
+        assert guard.decode_argv(guard.encode_argv(argv)) == argv
+    for bad in ("", "x", "3:ab", ":a", "-1:a", "2:ab3", "1:a:"):
+        assert guard.decode_argv(bad) is None, bad
 
 
 def test_guard_of_a_dead_parent_does_not_start_the_server() -> None:
