@@ -5,7 +5,7 @@ real stderr. It remembers the last :data:`TAIL_BYTES`. When stdin ends and the o
 up (its record is still in FOLDER), it writes them to ``FOLDER/stderr.txt``: the last words of a V8
 abort or a segfault. Every session has one, so its memory counts. Run as a script of rundir.py, it
 cost the imports of that module too (13.2 MB RSS); here it imports only ``os`` and ``sys``, the
-interpreter's floor (~8.7 MB RSS, of which ~3 MB are its own).
+interpreter's floor (8.4 MB RSS here, of which ~3 MB are its own).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import Callable
 from typing import Protocol
 
 #: allocations between young collections (CPython's default is 700), and the default ratios above
@@ -61,40 +62,56 @@ class Engine(Protocol):
     @property
     def current_cell(self) -> str | None: ...
 
-    async def give_back_memory(self, largest: int) -> bool: ...
+    async def give_back_memory(self, largest: int, quiet: Callable[[], bool]) -> bool: ...
 
 
 class Quiet:
-    """Gives memory back :data:`IDLE` seconds after a cell ends, unless the next one began: in a task, never on the loop's time."""
+    """Gives memory back :data:`IDLE` seconds after a cell ends, unless the next one began: in a task and its
+    threads (the loop itself only runs :func:`collect`, ~1 ms)."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._timer: asyncio.TimerHandle | None = None
         self._giving: asyncio.Future[None] | None = None  # held: the loop keeps only weak references to tasks
+        self._running = False  # a cell: from the start of Session.execute (binding, preparing) to its end
+        self._closed = False
 
     def cell_started(self) -> None:
+        self._running = True
+        self._cancel()
+
+    def cell_ended(self) -> None:
+        self._running = False
+        self._cancel()
+        if not self._closed:  # a cell the closing engine ended still ends here
+            self._timer = asyncio.get_running_loop().call_later(IDLE, self._start)
+
+    def quiet(self) -> bool:
+        """No cell runs and the session is not closing (asked from the give-back's thread too)."""
+        return not self._running and not self._closed
+
+    async def close(self) -> None:
+        """No give-back after this; one under way ends first (V8 must not be freed under its thread)."""
+        self._closed = True
+        self._cancel()
+        if self._giving is not None and not self._giving.done():
+            await asyncio.wait({self._giving}, timeout=CLOSING)
+
+    def _cancel(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
 
-    def cell_ended(self) -> None:
-        self.cell_started()
-        self._timer = asyncio.get_running_loop().call_later(IDLE, self._start)
-
-    async def close(self) -> None:
-        """No give-back after this; one under way ends first (V8 must not be freed under its thread)."""
-        self.cell_started()
-        if self._giving is not None and not self._giving.done():
-            await asyncio.wait({self._giving}, timeout=CLOSING)
-
     def _start(self) -> None:
         self._timer = None
+        if not self.quiet() or (self._giving is not None and not self._giving.done()):  # one at a time
+            return
         self._giving = asyncio.ensure_future(self._give_back())
         self._giving.add_done_callback(lambda t: t.cancelled() or t.exception())  # a failure only costs memory
 
     async def _give_back(self) -> None:
-        await self._engine.give_back_memory(SMALL_HEAP)
-        if self._timer is None and self._engine.current_cell is None:  # no cell began meanwhile
+        await self._engine.give_back_memory(SMALL_HEAP, self.quiet)
+        if self.quiet():  # no cell began meanwhile
             collect()
             await asyncio.to_thread(trim_malloc)
 

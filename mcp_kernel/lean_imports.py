@@ -21,6 +21,9 @@ import sys
 from typing import Any
 
 IRI_GRAMMAR = ("rfc3987_syntax",)
+#: jsonschema's optional format checkers that no check in the kernel runs: argument checks here and the
+#: SDK's output-schema checks pass no format checker, and the metaschemas a schema is checked against
+#: (``check_schema``) use only ``uri``, ``uri-reference`` and ``regex``, which need none of these.
 UNUSED_FORMAT_MODULES = (*IRI_GRAMMAR, "isoduration", "webcolors", "uri_template", "jsonpointer", "fqdn", "rfc3339_validator")
 
 

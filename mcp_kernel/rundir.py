@@ -15,7 +15,7 @@ process that hosts sessions keeps a folder, ``runs/<pid>-<time>``, in
 
 A clean exit removes the folder. The next start finds folders whose owner is gone (the owner holds a
 lock for its whole life), reports the one that matches it, and keeps at most ``KEEP`` of them for
-``KEEP_DAYS`` days. This module imports only the standard library.
+``KEEP_DAYS`` days. This module imports only the standard library and crashtail.py (the watcher's script).
 """
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ class Session:
         )
         self.tools.register(self.engine)
         self.protocol = ProtocolApi(self.servers, self.options.cwd).register(self.engine)
-        DiscoveryApi(self.servers, self.tools.approval_of).register(self.engine)
+        DiscoveryApi(self.servers, self.tools.approval_of, self.redactor.text).register(self.engine)
         AgentApi(self.servers, self.options.cwd, self.tools.approval_of).register(self.engine)
         TypesApi(self.servers).register(self.engine)
         self.login = LoginApi(self.servers, self._askers.get, self.display, lambda: self.engine.current_cell)

@@ -31,8 +31,9 @@ def bounded(name: str, handler: Handler) -> Handler:
 class DiscoveryApi:
     """Discovery answers about every server, so each handler waits briefly for servers still starting."""
 
-    def __init__(self, servers: Servers, approval: Callable[[Any], str] = lambda entry: "") -> None:
+    def __init__(self, servers: Servers, approval: Callable[[Any], str] = lambda entry: "", mask: Callable[[str], str] = str) -> None:
         self.servers = servers
+        self.mask = mask  # configured secrets out of notes: an empty search repeats servers' errors (their stderr)
         self.approval = approval  # one line: does a call need a person's approval, and why (ToolsApi.approval_of)
         self.index = discovery.ToolIndex()  # rebuilt on the first search after a catalog change
 
@@ -46,16 +47,19 @@ class DiscoveryApi:
     async def search(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()
         opts = params.get("options") or {}
-        return self.index.sync(await manager.settled_entries(), manager.rows()).search(
+        found = self.index.sync(await manager.settled_entries(), manager.rows()).search(
             str(params.get("query") or ""), limit=int(opts.get("limit", 8)), offset=int(opts.get("offset", 0)), server=opts.get("server")
         )
+        if "note" in found:
+            found["note"] = self.mask(found["note"])
+        return found
 
     async def library(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()
         opts = params.get("options") or {}
         index = self.index.sync(await manager.settled_entries(), manager.rows())
         docs, note = discovery.library(index, str(params.get("query") or ""), int(opts.get("limit", 6)), manager.observed)
-        return {"docs": docs, "note": note}  # discovery.js writes the note on stderr and returns the docs
+        return {"docs": docs, "note": self.mask(note)}  # discovery.js writes the note on stderr and returns the docs
 
     async def describe(self, params: dict[str, Any], ctx: CallContext) -> Any:
         manager = await self.servers.get()

@@ -186,18 +186,19 @@ class V8:
         if racer is not None:
             await asyncio.to_thread(racer.low_memory_notification)
 
-    async def give_back(self, largest: int) -> bool:
+    async def give_back(self, largest: int, quiet: Callable[[], bool]) -> bool:
         """Collect and shrink the heap, in a thread, if at most ``largest`` bytes of it are in use; collected?
 
         The collection V8 makes for low memory (several full passes, then it releases empty pages) costs
-        about as much as the heap holds, so a big heap is left to V8's own scheduling.
+        about as much as the heap holds, so a big heap is left to V8's own scheduling. ``quiet()`` is
+        asked again in the thread right before the collection: no cell may have begun meanwhile.
         """
         racer = self._racer
         if racer is None:
             return False
 
         def collect() -> bool:
-            if int(racer.heap_stats()["used_heap_size"]) > largest:
+            if int(racer.heap_stats()["used_heap_size"]) > largest or not quiet():
                 return False
             racer.low_memory_notification()
             return True

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +31,7 @@ from .prepare import Preparing
 from .rewrite import Rewritten, SourceMap
 
 #: Values of the interrupt flag (``__mk$f[0]`` in bridge.js; 3 and 4 are memory.LOOK and memory.STOP).
-INTERRUPT = 1
-TIMEOUT = 2
+INTERRUPT, TIMEOUT = 1, 2
 #: Errors of cells that were stopped; they are reported on the cell, never again as "uncaught".
 STOPPED = ("InterruptError", "TimeoutError")
 log = logging.getLogger(__name__)
@@ -173,10 +173,10 @@ class Engine:
         if self._recovering is not None:
             await asyncio.wait({self._recovering})
 
-    async def give_back_memory(self, largest: int) -> bool:
-        """Between cells: :meth:`V8.give_back` (False without it: a cell runs, a recovery goes on, V8 is closed)."""
+    async def give_back_memory(self, largest: int, quiet: Callable[[], bool]) -> bool:
+        """Between cells (``quiet()`` says still so): :meth:`V8.give_back` (False without it: a cell runs, V8 is closed)."""
         v8, busy = self._v8, self._current is not None or (self._recovering is not None and not self._recovering.done())
-        return False if v8 is None or v8.closed or busy else await v8.give_back(largest)
+        return False if v8 is None or v8.closed or busy else await v8.give_back(largest, quiet)
 
     @property
     def current_cell(self) -> str | None:

@@ -35,9 +35,6 @@ RESERVED = set(
 )
 
 
-#: jsonschema's optional format checkers that no check in this process runs: argument checks here
-#: and the SDK's output-schema checks pass no format checker, and the metaschemas a schema is checked
-#: against (``check_schema``) use only ``uri``, ``uri-reference`` and ``regex``, which stay.
 def bounded_validator(schema: Any) -> Any:
     """A jsonschema validator for ``schema`` whose ``pattern`` and ``patternProperties`` checks have a
     time bound: a pattern that backtracks forever (``^(a+)+$``) is skipped, and the server checks it."""

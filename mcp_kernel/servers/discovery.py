@@ -170,7 +170,7 @@ def nothing_to_search(rows: Sequence[Any] | None) -> str:
     """What a search of an empty catalog says: each server and why it has no tools (manager.ServerRow:
     still starting, failed and with what error), so that an agent waits, fixes or asks instead of guessing."""
     if rows is not None and not rows:
-        return "No tools to search: no MCP server runs in this session (await api.connect(name) starts a configured one)."
+        return "No tools to search: no MCP server runs in this session (one the config disables starts with await api.connect(name))."
     told = []
     for r in rows or ():
         said = {"ready": "offers no tools", "starting": "is still starting", "error": "failed", "needs_login": "needs a login"}

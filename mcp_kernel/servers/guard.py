@@ -61,7 +61,7 @@ def decode_argv(text: str) -> list[str] | None:
     argv, at = [], 0
     while at < len(text):
         colon = text.find(":", at)
-        if colon <= at or not text[at:colon].isdigit():
+        if colon <= at or not (text[at:colon].isascii() and text[at:colon].isdigit()):
             return None
         end = colon + 1 + int(text[at:colon])
         if end > len(text):

@@ -311,7 +311,7 @@ def test_a_run_that_started_no_server_still_connects_and_searches(tmp_path: Path
     assert (tmp_path / "a.started").exists()
     run = cli("-e", "await api.connect('nope')", cwd=tmp_path)
     assert run.code == 1 and run.err.startswith('TypeError: api.connect("nope"): the config (') and "RuntimeError" not in run.err
-    nothing = "No tools to search: no MCP server runs in this session (await api.connect(name) starts a configured one).\n"
+    nothing = "No tools to search: no MCP server runs in this session (one the config disables starts with await api.connect(name)).\n"
     assert cli("--library", "add numbers", cwd=tmp_path) == _run(0, nothing, "")
     (tmp_path / "mcp.json").write_text('{"mcpServers": {}}')
     assert cli("--library", "add numbers", cwd=tmp_path) == _run(0, nothing, "")
@@ -332,8 +332,20 @@ def test_a_huge_library_query_is_refused_at_once_with_a_bounded_echo(tmp_path: P
     assert len(run.err) < 600
     query = "zebra " * 150  # under the bound of characters, over that of words
     assert "words long; give at most" in cli("--library", query, cwd=tmp_path).err
-    nothing = "No tools to search: no MCP server runs in this session (await api.connect(name) starts a configured one).\n"
+    nothing = "No tools to search: no MCP server runs in this session (one the config disables starts with await api.connect(name)).\n"
     assert cli("--library", "q" * 900, cwd=tmp_path) == _run(0, nothing, "")
+
+
+def test_an_empty_search_names_the_failed_server_with_its_secrets_masked(tmp_path: Path) -> None:
+    # a configured secret the failed server printed stays masked in the note (api.servers() masks it too)
+    secret = "sk-" + "k3y" * 8
+    leaky = {"command": "sh", "args": ["-c", "echo \"rejected key $API_KEY\" >&2; exit 3"], "env": {"API_KEY": secret}}
+    config(tmp_path, {"leaky": leaky})
+    run = cli("--library", "add numbers", cwd=tmp_path)
+    assert run.code == 0 and "leaky failed: " in run.out and "rejected key [redacted]" in run.out and secret not in run.out + run.err, run
+    # masked before it reaches JS, not only on the way out: a cell could pass the note on to a tool
+    probe = "const { note } = await api.searchTools('add'); [note.includes('rejected key'), note.includes('sk-' + 'k3y'.repeat(8))]"
+    assert cli("-e", probe, "--json", cwd=tmp_path).out == '{"ok":true,"value":[true,false]}\n'
     config(tmp_path, {"bad": {"command": "/nonexistent/mcp2repl-test-server"}})  # the server that has no tools, and why
     assert cli("--library", "add numbers", cwd=tmp_path) == _run(
         0,

@@ -33,15 +33,37 @@ def test_the_heap_a_cell_grew_is_given_back_and_its_globals_stay(js: EngineHarne
     assert js.value(GARBAGE) == "400000"
     grown = held(js)
     assert grown > start + 20 * MB
-    assert js.call(js.engine.give_back_memory(64 * MB)) is True
+    assert js.call(js.engine.give_back_memory(64 * MB, lambda: True)) is True
     assert held(js) < start + 4 * MB
     assert js.value("kept.n") == "42"
+
+
+def test_no_collection_once_a_cell_began_meanwhile(js: EngineHarness) -> None:
+    """``quiet()`` is asked in the thread right before the collection (a cell binding its data counts)."""
+    assert js.value(GARBAGE) == "400000"
+    grown = held(js)
+    assert js.call(js.engine.give_back_memory(64 * MB, lambda: False)) is False
+    assert held(js) >= grown - 2 * MB
+
+
+def test_a_closed_quiet_gives_nothing_back_even_for_a_cell_that_ends_later(js: EngineHarness) -> None:
+    from mcp_kernel import gc_tuning
+
+    async def run() -> tuple[bool, bool]:
+        quiet = gc_tuning.Quiet(js.engine)
+        quiet.cell_started()
+        during = quiet.quiet()
+        await quiet.close()
+        quiet.cell_ended()  # the closing engine ended the running cell
+        return during, quiet._timer is None and not quiet.quiet()
+
+    assert js.call(run()) == (False, True)
 
 
 def test_a_heap_over_the_bound_is_left_to_v8(js: EngineHarness) -> None:
     js.value("globalThis.big = Array.from({ length: 300000 }, (_, i) => ({ i })); big.length")
     grown = held(js)
-    assert js.call(js.engine.give_back_memory(1 * MB)) is False
+    assert js.call(js.engine.give_back_memory(1 * MB, lambda: True)) is False
     assert held(js) >= grown - 2 * MB  # nothing was collected here
     assert js.value("big.length") == "300000"
 
@@ -51,7 +73,7 @@ def test_nothing_is_collected_while_a_cell_runs(js: EngineHarness) -> None:
         cell = asyncio.ensure_future(js.engine.run_cell("await sleep(300); 7", "cell[1]"))
         while js.engine.current_cell is None:  # noqa: ASYNC110 - the engine signals nothing when a cell begins
             await asyncio.sleep(0.01)
-        given = await js.engine.give_back_memory(64 * MB)
+        given = await js.engine.give_back_memory(64 * MB, lambda: True)
         outcome = await cell
         assert outcome.error is None and outcome.data["text/plain"] == "7"
         return given

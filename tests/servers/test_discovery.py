@@ -336,7 +336,7 @@ def test_an_empty_catalog_says_why_each_server_has_no_tools() -> None:
         "No tools to search: no MCP server offers any. slow is still starting. bad failed: exited with status 1: "
         + "x" * 138 + "…. empty offers no tools. gh needs a login: log in first. off is stopped. await api.servers() shows their state."
     )
-    assert nothing_to_search([]) == "No tools to search: no MCP server runs in this session (await api.connect(name) starts a configured one)."
+    assert nothing_to_search([]) == "No tools to search: no MCP server runs in this session (one the config disables starts with await api.connect(name))."
     assert library(ToolIndex([]).sync([], rows[:1]), "x")[1] == (
         "No tools to search: no MCP server offers any. slow is still starting. await api.servers() shows their state."
     )

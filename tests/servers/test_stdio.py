@@ -300,7 +300,7 @@ def test_guard_refuses_a_bad_command_line() -> None:
 def test_the_command_survives_its_encoding() -> None:
     for argv in (["sh"], ["a:b", "", "12:x", "é ü \n 3:", "9" * 20], [PY, "-c", "print(':')"]):
         assert guard.decode_argv(guard.encode_argv(argv)) == argv
-    for bad in ("", "x", "3:ab", ":a", "-1:a", "2:ab3", "1:a:"):
+    for bad in ("", "x", "3:ab", ":a", "-1:a", "2:ab3", "1:a:", "1\u00b2:a"):
         assert guard.decode_argv(bad) is None, bad
 
 
