@@ -239,9 +239,13 @@ def main(argv: list[str]) -> None:
     parent = int(argv[0])
     stopping: list[int] = []
 
+    waiting = [False]  # in the wait for the server: only there may a signal interrupt us
+
     def stop(sig: int, frame: object) -> None:
         stopping.append(sig)
-        raise _Stop
+        if waiting[0]:  # elsewhere it is only recorded: raised in the clean-up (a second signal, or one after
+            waiting[0] = False  # the server's exit), it killed the guard, and the server's tree outlived it
+            raise _Stop
 
     for sig in STOP_SIGNALS:
         signal.signal(sig, stop)
@@ -262,6 +266,9 @@ def main(argv: list[str]) -> None:
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         while status is None and not stopping:
+            waiting[0] = True
+            if stopping:  # came just before the flag
+                break
             if LINUX:
                 pid, st = os.waitpid(-1, 0)  # orphans re-parented here are reaped too
             else:
@@ -275,6 +282,8 @@ def main(argv: list[str]) -> None:
                 status = st
     except (_Stop, ChildProcessError):
         pass
+    finally:
+        waiting[0] = False
     for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)  # finish the clean-up whatever arrives now
     if status is None and (os.getppid() != parent or stopping[:1] == [KERNEL_GONE]):  # the kernel is leaving: its stdin ends

@@ -307,3 +307,27 @@ def test_the_command_survives_its_encoding() -> None:
 def test_guard_of_a_dead_parent_does_not_start_the_server() -> None:
     done = run_guard([PY, "-c", "print('started')"], parent=1)
     assert (done.returncode, done.stdout) == (1, "")
+
+
+def test_stop_signals_in_a_row_still_end_the_whole_tree() -> None:
+    """Signals that come after the first (or after the server's exit) are only recorded: one raised
+    outside the guard's wait would have ended the guard with the server's child and setsid
+    grandchild, which ignore SIGTERM, still alive (a fresh-clone run once left those two, parent 1)."""
+    mark = f"guard-signals-{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, guard.ARGV_VAR: guard.encode_argv([PY, HOSTILE, "orphans", "--mark", mark])}
+    proc = subprocess.Popen([PY, "-S", guard.__file__, str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while len(marked(mark)) < 3:  # the server, its child, its grandchild
+            assert time.monotonic() < deadline, "the hostile server did not start its children within 60 s"
+            time.sleep(0.05)
+        for _ in range(5):
+            proc.send_signal(signal.SIGTERM)
+            time.sleep(0.05)
+        proc.wait(60)
+        left = wait_unmarked(mark, 30)
+        assert left == [], f"alive after the guard ended: {[p.cmdline()[-3:] for p in left]}"
+    finally:
+        proc.kill()
+        for p in marked(mark):
+            p.kill()
