@@ -213,6 +213,7 @@ class ServerConnection(ClientSide, ToolListing):
                 self.session = session
                 self.state = "ready"
                 self.last_error = None
+                self.events.tools_changed(self)  # in the same step: whoever sees "ready" finds its tools in the catalog
                 ready.set_result(None)
                 await self._hold(session, closing)
         except asyncio.CancelledError:

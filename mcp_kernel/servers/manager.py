@@ -111,8 +111,10 @@ class ServerManager:
         return conn
 
     async def _when_ready(self, conn: ServerConnection) -> None:
+        """A server that failed to start: its state in the snapshot (one that turned ready published then)."""
         await conn.wait_started()
-        self._publish()
+        if conn.state != "ready":
+            self._publish()
 
     async def wait_all(self, timeout: float | None = None) -> None:
         """Wait until every server is ready or failed (tests, ``api.servers({wait})``, discovery)."""

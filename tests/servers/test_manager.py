@@ -36,6 +36,31 @@ def test_call_tool_and_catalog_events() -> None:
     run(main())
 
 
+def test_a_server_is_in_the_catalog_the_moment_it_turns_ready() -> None:
+    """Whoever sees "ready" finds its tools: a search right then (settled_entries) waits for nothing else.
+
+    Under load, an agent's first search read "the demo offers no tools": the catalog was rebuilt one
+    loop turn after the state turned ready, and a search in between saw neither "starting" nor a tool.
+    """
+
+    async def main() -> None:
+        manager = ServerManager()
+        manager.load("test", [parse_spec("echo", {"command": sys.executable, "args": [ECHO]})])
+        try:
+            conn = manager.connections["echo"]
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 60  # the echo server's start, generous for a loaded machine
+            while conn.state == "starting" and loop.time() < deadline:
+                await asyncio.sleep(0)  # one loop turn: this task runs right after the one that set the state
+            assert conn.state == "ready", conn.last_error
+            assert "add" in {e.name for e in manager.catalog.entries}
+            assert "add" in {e.name for e in await manager.settled_entries()}
+        finally:
+            await manager.close()
+
+    run(main())
+
+
 def test_connect_disconnect_and_an_unavailable_server() -> None:
     async def main() -> None:
         manager = ServerManager()
