@@ -1,4 +1,7 @@
-"""``python -S -I crashtail.py FOLDER``: the run folder's watcher (rundir.py), in a file of its own.
+"""``python -S -I crashtail.py FOLDER``: the run folder's watcher (rundir.py) where ``tee -p`` is missing.
+
+On Linux with GNU's or uutils' ``tee`` the watcher is ``tee -p | tail -c`` (3.6 MB of RSS for the
+two, rundir.RunDir._tee_and_tail); this script is the same job for everywhere else.
 
 The watcher reads stdin, which is the kernel's stderr, and passes it through to stdout, which is the
 real stderr. It remembers the last :data:`TAIL_BYTES`. When stdin ends and the owner did not clean

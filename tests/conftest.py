@@ -267,6 +267,14 @@ class SessionHarness(_Loop):
 # ---- a kernel process, as a frontend sees it ---------------------------------------------------------
 
 
+def is_crash_watcher(cmdline: list[str]) -> bool:
+    """The run folder's watcher processes (rundir.py): ``tee -p /dev/fd/N``, ``tail -c N``, or crashtail.py."""
+    line = " ".join(cmdline)
+    if "mcp_kernel/crashtail.py" in line:
+        return True
+    return len(cmdline) == 3 and os.path.basename(cmdline[0]) in ("tee", "tail") and cmdline[1] in ("-p", "-c")
+
+
 def is_call_trace(content: dict[str, Any]) -> bool:
     """The kernel's live "N tool calls, … s" display, shown only for cells slower than ~0.4 s.
 
@@ -397,7 +405,7 @@ class KernelProcess:
         self.run("await api.servers({wait: true})", timeout=60)
 
     def server_processes(self) -> dict[str, Any]:
-        """The kernel's child processes (psutil), keyed by their command line; not its crash watcher (crashtail.py)."""
+        """The kernel's child processes (psutil), keyed by their command line; not its crash watchers (rundir.py)."""
         return {" ".join(p.cmdline()): p for p in self.server_process_list()}
 
     def server_process_list(self) -> list[Any]:
@@ -405,7 +413,7 @@ class KernelProcess:
         import psutil
 
         children = psutil.Process(self.pid).children(recursive=True)
-        return [p for p in children if "mcp_kernel/crashtail.py" not in " ".join(p.cmdline())]
+        return [p for p in children if not is_crash_watcher(p.cmdline())]
 
     def server_process(self, *needles: str) -> Any:
         found = [p for cmd, p in self.server_processes().items() if all(n in cmd for n in needles)]

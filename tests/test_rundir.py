@@ -26,10 +26,15 @@ def _die(state: Path, script: str) -> subprocess.CompletedProcess[str]:
 
 def _previous(state: Path, who: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setenv("MCP2REPL_STATE_DIR", str(state))
-    deadline = time.monotonic() + 30  # the watcher writes the tail once it sees the pipe close
-    while not list((state / "runs").glob("*/stderr.txt")) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    _wait_dead(state)
     return rundir.previous_end(who)
+
+
+def _wait_dead(state: Path) -> None:
+    """Wait for the watcher: it writes the tail once the pipe closes, and holds the folder's lock until then."""
+    deadline = time.monotonic() + 30
+    while not all(rundir._is_dead(p) for p in (state / "runs").iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def test_an_abort_leaves_what_it_printed_and_the_running_cell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,6 +61,7 @@ def test_a_kill_without_last_words_says_so_and_other_owners_hear_nothing(tmp_pat
     done = _die(tmp_path, "import os, signal\nrun.record_cell('cell[1]', 'x')\nrun.record_idle()\nos.kill(os.getpid(), signal.SIGKILL)\n")
     assert done.returncode == -signal.SIGKILL
     monkeypatch.setenv("MCP2REPL_STATE_DIR", str(tmp_path))
+    _wait_dead(tmp_path)
     assert rundir.previous_end("other.json") == []
     lines = rundir.previous_end("nb.json")
     assert "ended without shutting down while idle; its last cell was cell[1]" in lines[0]
