@@ -409,7 +409,7 @@ class KernelProcess:
         return {" ".join(p.cmdline()): p for p in self.server_process_list()}
 
     def server_process_list(self) -> list[Any]:
-        """Every child process but the crash watcher, guards with equal command lines included."""
+        """Every descendant but the crash watchers: the servers and the supervisor (or guards, with equal command lines)."""
         import psutil
 
         children = psutil.Process(self.pid).children(recursive=True)

@@ -125,8 +125,8 @@ def test_a_shutdown_closes_the_servers_and_leaves_no_run_folder(tmp_path: Path) 
     """Regression: the session was closed from the control thread, hung, and the kernel was killed."""
     marker = tmp_path / "closed"
     server = f"{sys.executable} {ECHO}; echo clean > {marker}"
-    # the guard's grace for a server to exit once the kernel is gone: 5 s, which a loaded machine once
-    # used up (the guard then ended the shell before it wrote); a stdin never closed still fails at 60 s
+    # the supervisor's grace for a server to exit once the kernel is gone: 5 s, which a loaded machine once
+    # used up (it then ended the shell before it wrote); a stdin never closed still fails at 60 s
     echo = {"command": "sh", "args": ["-c", server], "env": {"MCP2REPL_LEFT_GRACE": "60"}}
     (tmp_path / "mcp2repl.json").write_text(json.dumps({"mcpServers": {"echo": echo}}))
     state = tmp_path / "state"
@@ -137,14 +137,14 @@ def test_a_shutdown_closes_the_servers_and_leaves_no_run_folder(tmp_path: Path) 
     process = kernel.km.provisioner.process  # type: ignore[union-attr]
     kernel.close(graceful=True)
     assert process.wait(10) == 0
-    # the server saw its stdin end: closed, not killed (it may finish after the kernel, its guard waits)
+    # the server saw its stdin end: closed, not killed (it may finish after the kernel, its supervisor waits)
     got = _file_within(marker, 90)
     assert got == "clean\n", f"the server's shell did not write its marker within 90 s of the shutdown; left: {_left(str(marker))}"
     assert list((state / "runs").iterdir()) == []
 
 
 def _left(mark: str) -> list[str]:
-    """The processes whose command line holds ``mark`` (the server's shell, its guard), with their parents, for a failure."""
+    """The processes whose command line holds ``mark`` (the server's shell), with their parents, for a failure."""
     import psutil
 
     left = []
@@ -166,7 +166,7 @@ def _file_within(path: Path, seconds: float) -> str | None:
 def test_a_shutdown_does_not_wait_for_a_server_slow_to_exit(tmp_path: Path) -> None:
     """Issue 23, item 12: "the session did not close within 1.4 s (TimeoutError)" ended every run on a
     loaded machine: the close waited for the servers' processes to exit. Now it closes their stdin,
-    and the guard lets a server finish after the kernel is gone."""
+    and the supervisor lets a server finish after the kernel is gone."""
     import tempfile
 
     from conftest import OWN_VARS

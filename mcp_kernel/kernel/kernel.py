@@ -124,7 +124,7 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
         # Signal-mode clients and `kill -INT`: stop JS, never raise KeyboardInterrupt.
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.shell_session.interrupt)
         # SIGTERM is how clients end a kernel whose shutdown takes long (jupyter_client after 2.5 s):
-        # a requested end, so leave at once and cleanly; the servers' guards stop them as we go.
+        # a requested end, so leave at once and cleanly; the servers' supervisor stops them as we go.
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, _terminated)
         try:
             await self.shell_session.start()
@@ -402,12 +402,12 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
             self.recording.close()
         # This runs on the control thread; the session lives on the shell loop (its servers' tasks
         # too), so it is closed there.
-        # leaving: servers' stdin is closed, their guards finish the stop (a slow exit holds nothing)
+        # leaving: servers' stdin is closed, their supervisor finishes the stop (a slow exit holds nothing)
         closing = asyncio.run_coroutine_threadsafe(self.shell_session.close(leaving=True), self._shell_loop)
         try:
             await asyncio.wait_for(asyncio.wrap_future(closing), SHUTDOWN_CLOSE)
         except Exception as exc:  # noqa: BLE001 - a server that will not close must not keep the kernel
-            self.log.warning("the session did not close within %s s (%s); its servers' guards stop them", SHUTDOWN_CLOSE, type(exc).__name__)
+            self.log.warning("the session did not close within %s s (%s); its servers' supervisor stops them", SHUTDOWN_CLOSE, type(exc).__name__)
         # The process then ends through compat.end_kernel_process (kernel/app.py), which skips
         # ipykernel's racy teardown; should stopping its threads stall, clients would wait 2.5 s and
         # SIGTERM us. All our state is closed by now, so leave promptly if the exit stalls.

@@ -142,7 +142,7 @@ class ServerConnection(ClientSide, ToolListing):
 
     async def close(self, leaving: bool = False) -> None:
         """Close the session and stop the server's process tree (bounded: a stuck server is killed;
-        ``leaving``: we exit next, so stdin is closed and the guard finishes the stop, spawn.stop).
+        ``leaving``: we exit next, so stdin is closed and the supervisor finishes the stop, spawn.stop).
         Safe from another event loop: the kernel shuts down from ipykernel's control thread, while
         the runner lives on the main loop, so the work is sent there."""
         home = self._loop

@@ -1,4 +1,8 @@
-"""A stdio server's process, apart from the MCP layer: started under the guard, stopped for sure.
+"""A stdio server's process, apart from the MCP layer: started under the supervisor, stopped for sure.
+
+On Linux every server of a kernel runs under one supervisor process (supervised.py); elsewhere
+each runs under a guard of its own (guard.py). Both end a server's whole tree, and do so when the
+kernel dies.
 
 The MCP SDK takes most of a second to import, and a Python MCP server about as long to start. So a
 session starts its configured stdio servers before it imports the SDK (:class:`EarlyStarts`), and
@@ -20,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import guard
+from . import guard, supervisor
 from .spec import ServerSpec
 
 if TYPE_CHECKING:
@@ -29,9 +33,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GUARD = str(Path(guard.__file__))
-#: Seconds a server gets to exit by itself once its stdin is closed, before the guard's SIGTERM (the
+#: Seconds a server gets to exit by itself once its stdin is closed, before the supervisor's SIGTERM (the
 #: SDK's own stdio client waits as long: a server may be saving state, on a busy machine too).
 EOF_GRACE = 2.0
+#: Seconds from a terminate() to the tree's end: the grace before SIGKILL, and time for the kill.
+STOP_WAIT = max(guard.GRACE, supervisor.GRACE) + 1.5
 #: What a server inherits of the kernel's environment besides its configured ``env``: the MCP SDK's
 #: ``DEFAULT_INHERITED_ENV_VARS`` (a test keeps the two equal), so secrets in the kernel's own
 #: environment do not leak into servers someone else wrote.
@@ -79,24 +85,30 @@ class Spawned:
 
 
 async def spawn(launch: Launch) -> Spawned:
-    """Start the server under the guard, with stdin and stdout as pipes and stderr appended to its log.
+    """Start the server under the supervisor (or its guard), with stdin and stdout as pipes and stderr appended to its log.
 
     anyio is imported here, not at the top: a session with no stdio server to start (``-e '1+1'``) never needs it.
     """
     import anyio
 
+    from . import supervised  # (anyio too)
+
     argv = [launch.command, *launch.args]
     env = dict(launch.env)
-    if os.name == "posix":
-        env[guard.ARGV_VAR] = guard.encode_argv(argv)
-        argv = [sys.executable, "-S", GUARD, str(os.getpid())]
     if launch.log_path is not None:
         launch.log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(launch.log_path or os.devnull, "ab") as errlog:  # noqa: ASYNC230 - a local file, opened once
         start = errlog.seek(0, os.SEEK_END)
-        process = await anyio.open_process(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=env, cwd=launch.cwd, start_new_session=True
-        )
+        process: anyio.abc.Process
+        if supervised.available():
+            process = await supervised.shared().start(argv, env, launch.cwd, errlog.fileno())
+        else:
+            if os.name == "posix":
+                env[guard.ARGV_VAR] = guard.encode_argv(argv)
+                argv = [sys.executable, "-S", GUARD, str(os.getpid())]
+            process = await anyio.open_process(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=env, cwd=launch.cwd, start_new_session=True
+            )
     return Spawned(launch, process, start)
 
 
@@ -111,11 +123,11 @@ async def wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
 
 
 async def stop(process: anyio.abc.Process, wait: bool = True) -> None:
-    """Close stdin, give the server :data:`EOF_GRACE`, then the guard's tree kill; SIGKILL as a last resort.
+    """Close stdin, give the server :data:`EOF_GRACE`, then the supervisor's tree kill; SIGKILL as a last resort.
 
     ``wait=False`` (the kernel is leaving) only closes the pipes: the server sees its stdin end now,
-    and the guard, which outlives us, gives it the same grace once we are gone and then ends its
-    tree (guard.py). A Python server takes seconds to exit on a loaded machine; a kernel's
+    and the supervisor (or guard), which outlives us, gives it the same grace once we are gone and
+    then ends its tree. A Python server takes seconds to exit on a loaded machine; a kernel's
     shutdown has ~1.4 s, and the server's exit is no business of the person leaving.
     """
     import anyio
@@ -129,9 +141,9 @@ async def stop(process: anyio.abc.Process, wait: bool = True) -> None:
         return
     if not await wait_exit(process, EOF_GRACE):
         with contextlib.suppress(ProcessLookupError):
-            process.terminate()  # the guard: SIGTERM to the tree, SIGKILL after its grace
-        if not await wait_exit(process, guard.GRACE + 1.5):
-            # the guard itself is stuck: end its descendants here, then the guard
+            process.terminate()  # the supervisor or guard: SIGTERM to the tree, SIGKILL after its grace
+        if not await wait_exit(process, STOP_WAIT):
+            # the supervisor or guard is stuck: end the process's descendants here, then the process
             for pid in guard.descendants(process.pid):
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)

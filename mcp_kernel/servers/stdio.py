@@ -1,4 +1,4 @@
-"""Our stdio transport: the server runs under the guard, stdout is split into lines in linear time.
+"""Our stdio transport: the server runs under the supervisor, stdout is split into lines in linear time.
 
 It yields ``(read_stream, write_stream)`` as the SDK's ``stdio_client`` does, so ``ClientSession``
 is unchanged; they are not memory streams fed by reader and writer tasks but read stdout and write
@@ -9,8 +9,9 @@ not the SDK's:
   costs O(n²) (a 50 MB result: ~20 s instead of ~0.1 s); here chunks are appended to a bytearray
   and only new data is searched for the newline, and each line is parsed once, then validated (a
   big one from its text, its bytes let go of first), holding a big result as few times as it can;
-* the server runs under ``guard.py``, which takes the server's whole process tree down with it
-  (servers that ignore SIGTERM or stdin's end, ``setsid`` daemons) and when the kernel dies;
+* the server runs under the kernel's supervisor (supervisor.py; elsewhere than Linux, its own
+  ``guard.py``), which takes the server's whole process tree down with it (servers that ignore
+  SIGTERM or stdin's end, ``setsid`` daemons) and when the kernel dies;
 * a line that is not an MCP message (a server printing to stdout) is logged and counted instead
   of being handed to the session, invalid UTF-8 included, and answers to request ids that were
   never sent are counted: :class:`StdioStatus` keeps what went wrong, with the exit status and
@@ -39,10 +40,9 @@ from mcp.shared.message import SessionMessage
 from pydantic_core import from_json
 
 from ..compat import send_now
-from . import guard
 from .answers import Answers
 from .limits import shorten
-from .spawn import Launch, Spawned, spawn, stop, wait_exit
+from .spawn import STOP_WAIT, Launch, Spawned, spawn, stop, wait_exit
 
 #: Bytes asked for per read of stdout.
 CHUNK = 1 << 20
@@ -75,7 +75,7 @@ class StdioStatus:
     last_junk: str = ""
     stray_ids: list[str] = field(default_factory=list)
     oversize: int | None = None  # the cap, when a message went past it
-    leaving: bool = False  # the kernel is leaving: closing stdin is all, the guard finishes the stop (spawn.stop)
+    leaving: bool = False  # the kernel is leaving: closing stdin is all, the supervisor finishes the stop (spawn.stop)
 
     def exit_text(self) -> str | None:
         """``exited with status 3`` / ``was killed by SIGKILL``, once the process has ended."""
@@ -317,11 +317,11 @@ async def stdio_transport(
     status: StdioStatus | None = None,
     spawned: Spawned | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
-    """Start ``command`` under the guard (or take ``spawned``, started early) and exchange newline-delimited JSON-RPC with it.
+    """Start ``command`` under the supervisor (or take ``spawned``, started early) and exchange newline-delimited JSON-RPC with it.
 
     The server's stderr goes to ``log_path`` (appended), or nowhere. ``status`` is filled in as
     things happen. Leaving the context closes stdin, waits :data:`EOF_GRACE` s, then has the
-    guard end the whole tree (SIGTERM, SIGKILL after its grace); every wait is bounded and the
+    supervisor end the whole tree (SIGTERM, SIGKILL after its grace); every wait is bounded and the
     shutdown is shielded from cancellation, so no process outlives the context.
     """
     status = status if status is not None else StdioStatus()
@@ -366,7 +366,7 @@ async def stdio_transport(
 
     async def gone() -> None:
         if not closing:
-            await wait_exit(process, guard.GRACE + 1.5)
+            await wait_exit(process, STOP_WAIT)
             status.returncode = process.returncode
 
     def oversize(limit: int) -> None:

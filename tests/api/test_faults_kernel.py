@@ -214,7 +214,7 @@ def test_no_process_survives_the_kernel(tmp_path: Path, how: str) -> None:
             k.close(graceful=True)
         else:
             os.kill(k.pid, signal.SIGKILL)
-        # hang level: after a kill the guards give servers 5 s to exit, then end their trees (2 left at 20 s under load)
+        # hang level: after a kill the supervisor gives servers 5 s to exit, then end their trees (2 left at 20 s under load)
         left = wait_unmarked(mark, 60)
         assert left == [], f"alive 60 s after the kernel's {how}: {[_who(p) for p in left]}"
         assert time.monotonic() - started < 60

@@ -79,7 +79,7 @@ def alive(pid: int) -> bool:
         return False
 
 
-def wait_gone(pids: list[int], seconds: float = 30.0) -> list[int]:  # servers exit on their own after a shutdown (guard.py)
+def wait_gone(pids: list[int], seconds: float = 30.0) -> list[int]:  # servers exit on their own after a shutdown (supervisor.py)
     deadline = time.monotonic() + seconds
     left = [p for p in pids if alive(p)]
     while left and time.monotonic() < deadline:
@@ -898,7 +898,8 @@ def test_vscode_servers_format_and_no_server_survives_shutdown(tmp_path: Path) -
         time.sleep(0.3)
         pids = [p.pid for p in kernel.server_process_list()]
         by_mark = [p.pid for p in psutil.process_iter(["cmdline"]) if mark in " ".join(p.info["cmdline"] or [])]
-        assert (len(pids), len(by_mark)) == (4, 2)  # each server under its guard (servers/guard.py)
+        assert (len(pids), len(by_mark)) == (3, 2)  # two servers under the kernel's one supervisor (servers/supervisor.py)
+        assert sum("servers/supervisor.py" in " ".join(p.cmdline()) for p in kernel.server_process_list()) == 1
         assert set(by_mark) <= set(pids)
         started = time.monotonic()
         kernel.close(graceful=True)
@@ -970,7 +971,7 @@ presets:
         assert not any("hanging_server.py" in cmd for cmd in kernel.server_processes())
         # a kernel that is killed (not shut down) still takes its servers with it
         pids = [p.pid for p in kernel.server_process_list()]
-        assert len(pids) == 4  # two servers, each under its guard (servers/guard.py)
+        assert len(pids) == 3  # two servers under the kernel's one supervisor (servers/supervisor.py)
         kernel.close(graceful=False)
         assert wait_gone(pids) == []
     finally:
@@ -1007,7 +1008,7 @@ def test_explicit_config_path_wins_over_the_working_directory(tmp_path: Path) ->
         proc = kernel.server_process("echo_server.py")
         assert proc.cmdline() == [PY, ECHO, "--host", mark]
         assert proc.environ()["ECHO_USER"] == "from-explicit"
-        assert len(kernel.server_process_list()) == 2  # the server and its guard
+        assert len(kernel.server_process_list()) == 2  # the server and the kernel's supervisor
     finally:
         kernel.close()
 

@@ -100,7 +100,7 @@ def test_sigterm_ends_the_kernel_cleanly() -> None:
     time.sleep(0.3)
     process.send_signal(signal.SIGTERM)
     assert process.wait(30) == 0
-    server.wait(30)  # its guard stops it when the kernel is gone
+    server.wait(30)  # its supervisor stops it when the kernel is gone
     session.kc.stop_channels()
 
 

@@ -105,9 +105,9 @@ async def main():
     s = Session(SessionOptions(cwd=cwd, config=None, profile=None, server=None, artifact_dir=cwd / "a"))
     await s.start()
     result = await s.execute("await mcp.echo.add({ a: 20, b: 22 })")
-    guards = [p for p in psutil.Process().children() if "guard.py" in " ".join(p.cmdline())]
+    servers = [p for p in psutil.Process().children(recursive=True) if p.cmdline()[1:] == [sys.argv[2]]]
     await s.close()
-    print(json.dumps({"seen": seen, "value": result.data["text/plain"], "servers": len(guards)}))
+    print(json.dumps({"seen": seen, "value": result.data["text/plain"], "servers": len(servers)}))
 
 asyncio.run(main())
 """
@@ -116,7 +116,7 @@ asyncio.run(main())
 def test_a_session_starts_its_stdio_servers_before_it_loads_the_sdk(tmp_path: Path) -> None:
     (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": {"echo": {"command": sys.executable, "args": [ECHO]}}}))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MCP2REPL_STATE_DIR": str(tmp_path / "state")}
-    run = subprocess.run([sys.executable, "-c", textwrap.dedent(SESSION_SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=90, cwd=ROOT, env=env)
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(SESSION_SCRIPT), str(tmp_path), ECHO], capture_output=True, text=True, timeout=90, cwd=ROOT, env=env)
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout.strip().splitlines()[-1])
     # spawned once, before the SDK was imported, and that process served the call

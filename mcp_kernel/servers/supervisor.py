@@ -1,0 +1,419 @@
+"""``python -S -I supervisor.py``: one process under a kernel that starts, watches and ends all its stdio servers.
+
+Servers run in their own session, so an interrupt to the kernel's process group never reaches
+them; then nothing takes them down when the kernel dies, and servers written by others ignore
+SIGTERM and stdin's end, or leave children behind (``npx`` wrappers, worker pools, daemons that
+double-fork). A guard per server (guard.py, still used off Linux) cost 9.7 MB of RSS each; this one
+process does the job for all of a kernel's servers:
+
+* it is a *child subreaper*, so every descendant of a server stays in its subtree even when
+  intermediate parents die (a ``setsid`` grandchild is re-parented here, not to init);
+* stdin (fd 0) is a socket from the kernel; each start request brings, as file descriptors, the
+  server's stdin and stdout pipes, its log for stderr and a socket of its own (the *control*
+  socket), on which the command follows and the answers go back: ``P<pid>`` once started,
+  ``E<wait status>`` once the server and all it left behind are gone. The kernel writes ``T``
+  (end it: SIGTERM, SIGKILL after :data:`GRACE`) or ``K`` (SIGKILL now) there;
+* a server starts in a session of its own, with SIGKILL as its parent-death signal;
+* when a server exits, what it left behind is ended: its session, and the orphans here that are
+  its own (a daemon that left the session is known by :data:`MARK` in its environment; one that
+  dropped that too is ended with the rest once the kernel is gone);
+* when the kernel is gone (its socket ends) or drops a server's control socket, the servers get
+  :data:`LEFT_GRACE` seconds to exit by themselves (their stdin ended: a kernel that shuts down
+  only closes the pipes), then their trees are ended; with no kernel and no server left, it exits.
+
+It never blocks on the kernel: one ``poll`` loop, SIGCHLD through a wake-up pipe. It imports only
+``os``, ``sys``, ``time``, ``_signal``, ``_socket``, ``select`` and ``ctypes`` (for ``prctl``).
+"""
+
+from __future__ import annotations
+
+import _signal as signal
+import _socket as socket
+import os
+import select
+import sys
+import time
+
+
+def _seconds(text: str | None, default: float) -> float:
+    try:
+        return max(0.0, float(text)) if text is not None else default
+    except ValueError:
+        return default
+
+
+#: Seconds between SIGTERM and SIGKILL for a tree being ended (a server's own environment may set its own).
+GRACE = _seconds(os.environ.get("MCP2REPL_KILL_GRACE"), 1.0)
+#: Seconds a server gets to exit by itself once the kernel let go of it, before its tree is ended.
+LEFT_GRACE = _seconds(os.environ.get("MCP2REPL_LEFT_GRACE"), 5.0)
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+TICK = 0.02  # s between passes over a tree being ended
+#: Set in each server's environment as ``SUPERVISOR_PID:SERVER_PID``: its descendants inherit it, so
+#: one that left the server's session and lost its parent is still known as that server's.
+MARK = "MCP2REPL_SUPERVISED"
+#: File descriptors one start request brings: stdin's read end, stdout's write end, the log, the control socket.
+FDS = 4
+
+
+def prctl(option: int, value: int) -> bool:
+    try:
+        import ctypes
+
+        return int(ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def decode(data: bytes) -> list[str] | None:
+    """The items of a start request's body (``LENGTH:ITEM`` pieces, supervised.encode); None for anything else."""
+    items, at = [], 0
+    while at < len(data):
+        colon = data.find(b":", at)
+        if colon <= at or not data[at:colon].isdigit():
+            return None
+        end = colon + 1 + int(data[at:colon])
+        if end > len(data):
+            return None
+        items.append(data[colon + 1 : end].decode("utf-8", "surrogateescape"))
+        at = end
+    return items
+
+
+def processes() -> tuple[dict[int, list[int]], dict[int, int]]:
+    """Every live process, from one pass over /proc: the children of each, and the session of each."""
+    children: dict[int, list[int]] = {}
+    sessions: dict[int, int] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return children, sessions
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()  # the command name may hold spaces and ")"
+        if len(fields) > 3 and fields[0] != b"Z":
+            children.setdefault(int(fields[1]), []).append(int(entry))
+            sessions[int(entry)] = int(fields[3])
+    return children, sessions
+
+
+def below(roots: list[int], children: dict[int, list[int]], spared: set[int] = set()) -> set[int]:  # noqa: B006 - never changed
+    """``roots`` and all their descendants, but not ``spared`` nor what is below them."""
+    found: set[int] = set()
+    todo = [r for r in roots if r not in spared]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(c for c in children.get(pid, ()) if c not in spared)
+    return found
+
+
+def marked_by(pid: int, me: int) -> int | None:
+    """The server whose :data:`MARK` the environment of ``pid`` carries (from this supervisor), if any."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            environ = fh.read()
+    except OSError:
+        return None
+    prefix = b"%s=%d:" % (MARK.encode(), me)
+    for entry in environ.split(b"\0"):
+        if entry.startswith(prefix) and entry[len(prefix) :].isdigit():
+            return int(entry[len(prefix) :])
+    return None
+
+
+class Server:
+    """One server: its control socket, its fds until it starts, then its pid, exit status and ending."""
+
+    def __init__(self, control: socket.socket, fds: list[int]) -> None:
+        self.control = control
+        self.fds = fds  # stdin, stdout, log: handed to the server, then closed here
+        self.request = b""
+        self.pid = 0
+        self.status: int | None = None  # wait status, once reaped
+        self.ending_since: float | None = None  # SIGTERM sent at; SIGKILL follows GRACE later
+        self.killed = False
+        self.left_at: float | None = None  # the kernel let go at: it is ended LEFT_GRACE later
+        self.grace, self.left_grace = GRACE, LEFT_GRACE  # a server's own environment may set both
+
+    def say(self, text: bytes) -> None:
+        try:
+            self.control.send(text)
+        except OSError:
+            pass  # the kernel let go of it
+
+
+class Supervisor:
+    def __init__(self, kernel: socket.socket) -> None:
+        self.me = os.getpid()
+        self.kernel: socket.socket | None = kernel
+        self.servers: dict[int, Server] = {}  # by control socket fd
+        self.poll = select.poll()
+        self.wake_r, wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up fd hears of it
+        self.stop_now = False  # SIGTERM or SIGINT: end every tree now
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: setattr(self, "stop_now", True))
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        self.poll.register(kernel.fileno(), select.POLLIN)
+        self.poll.register(self.wake_r, select.POLLIN)
+
+    # ---- requests ---------------------------------------------------------------------------
+
+    def accept(self) -> None:
+        """A start request on the kernel's socket: one byte with the fds; the command follows on the control socket."""
+        assert self.kernel is not None
+        try:
+            data, ancillary, _flags, _addr = self.kernel.recvmsg(1, socket.CMSG_SPACE(FDS * 4))
+        except BlockingIOError:
+            return
+        except OSError:
+            data, ancillary = b"", []
+        fds = [int.from_bytes(d[i : i + 4], sys.byteorder) for _l, _t, d in ancillary for i in range(0, len(d) - len(d) % 4, 4)]
+        if not data or len(fds) != FDS:
+            for fd in fds:
+                os.close(fd)
+            if not data:
+                self.kernel_gone()
+            return
+        control = socket.socket(fileno=fds[3])
+        control.setblocking(False)
+        self.servers[control.fileno()] = Server(control, fds[:3])
+        self.poll.register(control.fileno(), select.POLLIN)
+
+    def kernel_gone(self) -> None:
+        if self.kernel is not None:
+            self.poll.unregister(self.kernel.fileno())
+            self.kernel.close()
+            self.kernel = None
+        for server in self.servers.values():
+            server.left_at = server.left_at or time.monotonic()
+
+    def control(self, fd: int) -> None:
+        server = self.servers[fd]
+        try:
+            data = server.control.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:  # the kernel dropped this server: as if it had left
+            self.poll.unregister(fd)
+            if server.pid == 0:
+                self.forget(server)
+            elif server.left_at is None:
+                server.left_at = time.monotonic()
+            return
+        if server.pid == 0:  # the request: LENGTH:BODY
+            server.request += data
+            head, colon, body = server.request.partition(b":")
+            if len(head) > 20 or (colon and not head.isdigit()):
+                self.forget(server)
+            elif colon and len(body) >= int(head):
+                self.start(server, body[: int(head)])
+            return
+        if b"K" in data:
+            server.killed = True
+            self.end(server)
+        elif b"T" in data:
+            self.end(server)
+
+    def start(self, server: Server, request: bytes) -> None:
+        """Fork and exec the server in its own session; an exec failure is written to its log and exits 127."""
+        items = decode(request)
+        if not items or len(items) < 3 or not items[1].isdigit() or int(items[1]) < 1 or len(items) < 2 + int(items[1]):
+            self.forget(server)
+            return
+        cwd, count = items[0], int(items[1])
+        command = items[2 : 2 + count]
+        env = dict(item.split("=", 1) for item in items[2 + count :] if "=" in item)
+        server.grace = _seconds(env.get("MCP2REPL_KILL_GRACE"), GRACE)
+        server.left_grace = _seconds(env.get("MCP2REPL_LEFT_GRACE"), LEFT_GRACE)
+        read_end, write_end = os.pipe()  # close-on-exec: empty once exec succeeded
+        pid = os.fork()
+        if pid == 0:  # the child: only a few steps until exec
+            try:
+                os.close(read_end)
+                os.setsid()
+                for target, fd in enumerate(server.fds):
+                    os.dup2(fd, target)
+                os.closerange(3, write_end)
+                os.closerange(write_end + 1, 1 << 16)
+                for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                    signal.signal(sig, signal.SIG_DFL)
+                signal.set_wakeup_fd(-1)
+                prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # should this process ever die first
+                if os.getppid() != self.me:  # it died before the signal was armed
+                    os._exit(1)
+                if cwd:
+                    os.chdir(cwd)
+                env[MARK] = f"{self.me}:{os.getpid()}"
+                os.execvpe(command[0], command, env)
+            except OSError as exc:
+                where = f" (working folder {cwd!r})" if cwd and exc.filename == cwd else ""
+                os.write(write_end, f"cannot start {command[0]!r}: {exc.strerror or exc}{where}\n".encode())
+            finally:
+                os._exit(127)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as fh:
+            failure = fh.read()
+        if failure:
+            try:
+                os.write(server.fds[2], failure)
+            except OSError:
+                pass
+        for fd in server.fds:
+            os.close(fd)
+        server.fds = []
+        server.pid = pid
+        server.say(b"P%d\n" % pid)
+
+    def forget(self, server: Server) -> None:
+        for fd in server.fds:
+            os.close(fd)
+        server.fds = []
+        if self.servers.pop(server.control.fileno(), None) is not None:
+            try:
+                self.poll.unregister(server.control.fileno())
+            except KeyError:
+                pass  # unregistered at its end of file
+        server.control.close()
+
+    # ---- ends -------------------------------------------------------------------------------
+
+    def end(self, server: Server) -> None:
+        if server.pid and server.ending_since is None:
+            server.ending_since = time.monotonic()
+            self.signal_tree(server)
+
+    def reap(self) -> None:
+        """Collect every exited child (orphans re-parented here too); a server that exited is ended."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            for server in self.servers.values():
+                if server.pid == pid and server.status is None:
+                    server.status = status
+                    self.end(server)  # what it left behind
+
+    def tree(self, server: Server) -> set[int]:
+        """What ending ``server`` reaches: its descendants, its session, and the orphans here that are its own.
+
+        An orphan (a process re-parented here) is the server's if it is in the server's session, or
+        if its environment carries the server's :data:`MARK`; one that carries no mark is ended only
+        once the kernel is gone (it may belong to a server still running).
+        """
+        children, sessions = processes()
+        running = {s.pid for s in self.servers.values() if s.pid and s.status is None and s is not server}
+        ours = below([self.me], children) - {self.me}
+        roots = [p for p in ours if (p == server.pid and server.status is None) or sessions[p] == server.pid]
+        for pid in children.get(self.me, ()):
+            if pid == server.pid or sessions[pid] in running:
+                continue
+            owner = marked_by(pid, self.me)
+            if owner == server.pid or (owner is not None and owner not in running) or (owner is None and self.kernel is None):
+                roots.append(pid)
+        return below(roots, children, running)
+
+    def signal_tree(self, server: Server) -> set[int]:
+        now = time.monotonic()
+        assert server.ending_since is not None
+        if server.killed or now - server.ending_since >= server.grace:
+            server.killed = True
+        sig = signal.SIGKILL if server.killed else signal.SIGTERM
+        targets = self.tree(server)
+        for pid in targets:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        return targets
+
+    def tick(self) -> None:
+        """Timers: servers the kernel let go of, trees being ended; a server whose tree is gone is reported."""
+        now = time.monotonic()
+        for server in list(self.servers.values()):
+            if server.left_at is not None and server.ending_since is None and now - server.left_at >= server.left_grace:
+                self.end(server)
+            if server.ending_since is None:
+                continue
+            self.reap()
+            left = self.signal_tree(server)
+            if not left and server.status is not None:
+                server.say(b"E%d\n" % server.status)
+                self.forget(server)
+            elif not left and now - server.ending_since > server.grace + 5:
+                self.forget(server)  # a server that cannot be reaped (not ours): nothing left to do
+
+    def run(self) -> None:
+        while self.kernel is not None or self.servers:
+            if self.stop_now:  # SIGTERM: end every tree now (SIGKILL after the grace)
+                self.kernel_gone()
+                for server in list(self.servers.values()):
+                    if server.pid:
+                        self.end(server)
+                    else:
+                        self.forget(server)
+            try:
+                timed = any(s.ending_since is not None or s.left_at is not None for s in self.servers.values())
+                events = self.poll.poll(TICK * 1000 if timed or self.stop_now else None)
+            except InterruptedError:
+                events = []
+            for fd, _mask in events:
+                if fd == self.wake_r:
+                    try:
+                        while os.read(self.wake_r, 512):
+                            pass
+                    except OSError:
+                        pass
+                    self.reap()
+                elif self.kernel is not None and fd == self.kernel.fileno():
+                    self.accept()
+                elif fd in self.servers:
+                    self.control(fd)
+            self.tick()
+        self.sweep()
+
+    def sweep(self) -> None:
+        """Kernel and servers gone: end whatever is still here (orphans that carried no server's mark)."""
+        started = time.monotonic()
+        while True:
+            self.reap()
+            left = below([self.me], processes()[0]) - {self.me}
+            waited = time.monotonic() - started
+            if not left or waited > GRACE + 2.0:
+                return
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL if waited >= GRACE else signal.SIGTERM)
+                except OSError:
+                    pass
+            time.sleep(TICK)
+
+
+def main() -> None:
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    kernel = socket.socket(fileno=os.dup(0))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    kernel.setblocking(False)
+    Supervisor(kernel).run()
+
+
+if __name__ == "__main__":
+    main()
