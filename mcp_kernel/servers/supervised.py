@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -263,14 +264,16 @@ async def _started(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> tupl
 
 
 _shared: Supervisor | None = None
+_starting = threading.Lock()  # sessions on two threads' loops share the one supervisor
 
 
 def shared() -> Supervisor:
     """This process's supervisor, started on first use (and again should it have died)."""
     global _shared
-    if _shared is None or not _shared.alive():
-        _shared = Supervisor()
-    return _shared
+    with _starting:
+        if _shared is None or not _shared.alive():
+            _shared = Supervisor()
+        return _shared
 
 
 def available() -> bool:
