@@ -162,7 +162,25 @@ def test_modules_are_readable_in_one_sitting(path: Path) -> None:
 
 #: used before the MCP SDK is loaded (the banner lists servers while it loads in a thread, stdio servers
 #: start before it): no SDK imports
-SDK_FREE = ("servers/spec.py", "servers/config.py", "servers/authspec.py", "servers/secrets.py", "servers/spawn.py")
+SDK_FREE = (
+    "servers/spec.py", "servers/config.py", "servers/authspec.py", "servers/secrets.py", "servers/spawn.py",
+    "servers/supervised.py", "servers/supervisor.py", "servers/proctable.py",
+)
+
+
+#: scripts a helper process runs as ``python -S -I``: what they import is each helper's memory
+HELPER_SCRIPTS = {
+    "servers/supervisor.py": {"_signal", "_socket", "os", "select", "sys", "time", "ctypes", "proctable", "__future__"},
+    "servers/proctable.py": {"os", "__future__"},
+    "servers/guard.py": {"_signal", "os", "sys", "time", "ctypes", "__future__"},
+    "crashtail.py": {"os", "sys", "__future__"},
+}
+
+
+@pytest.mark.parametrize("rel", sorted(HELPER_SCRIPTS))
+def test_helper_scripts_import_only_what_they_list(rel: str) -> None:
+    names = {name.rsplit(".", 1)[-1] if name.startswith("mcp_kernel.") else name.split(".")[0] for name, _line in imports(PACKAGE / rel)}
+    assert names - {""} <= HELPER_SCRIPTS[rel], f"{rel} imports {sorted(names - HELPER_SCRIPTS[rel])}"
 
 
 @pytest.mark.parametrize("rel", SDK_FREE)

@@ -20,8 +20,9 @@ between the kernel and the server:
 
 The command comes in an environment variable, not argv, so ``ps`` shows the server's command
 line once, on the server; it is written as ``LENGTH:ARG`` for each argument (:func:`encode_argv`,
-so that no JSON parser is imported). Linux is the target; elsewhere it polls for the kernel's death and
-kills the server's process group. Each server has a guard, so what it imports counts per server: only
+so that no JSON parser is imported). On Linux one supervisor per kernel does this job for all its
+servers (supervisor.py), so the guard runs elsewhere: there it polls for the kernel's death and
+kills the server's process group (it still works on Linux, and its tests run there). Each server has a guard, so what it imports counts per server: only
 ``os``, ``sys``, ``time``, ``_signal`` and ``ctypes``, and it starts with ``-S`` (9.7 MB RSS, 10.8
 with ``json`` and ``signal``).
 """

@@ -143,10 +143,15 @@ async def stop(process: anyio.abc.Process, wait: bool = True) -> None:
         with contextlib.suppress(ProcessLookupError):
             process.terminate()  # the supervisor or guard: SIGTERM to the tree, SIGKILL after its grace
         if not await wait_exit(process, STOP_WAIT):
-            # the supervisor or guard is stuck: end the process's descendants here, then the process
-            for pid in guard.descendants(process.pid):
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+            # the supervisor or guard is stuck: end the server's processes from here
+            from .supervised import SupervisedProcess
+
+            if isinstance(process, SupervisedProcess):
+                await process.force_end()  # every process with its mark (the pid alone may be reused)
+            else:
+                for pid in guard.descendants(process.pid):
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await wait_exit(process, 2.0)

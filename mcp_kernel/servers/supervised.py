@@ -1,13 +1,24 @@
 """The kernel's side of supervisor.py: one supervisor per kernel, and each server's process as anyio sees one.
 
 A guard per server (guard.py) cost 9.7 MB of RSS each; one supervisor for all of a kernel's
-servers costs that once. The kernel makes each server's pipes itself and hands them over with the
-command (file descriptors over a Unix socket), so the server's stdin and stdout connect to the
-kernel exactly as before, and :class:`SupervisedProcess` gives the stdio transport what anyio's
-process gave it: ``stdin``, ``stdout``, ``pid``, ``returncode``, ``terminate`` and ``kill``.
+servers costs that once. The kernel makes each server's pipes itself and hands them over, so the
+server's stdin and stdout connect to the kernel exactly as before, and :class:`SupervisedProcess`
+gives the stdio transport what anyio's process gave it. The protocol:
+
+* the supervisor's stdin is a ``SOCK_SEQPACKET`` socket from the kernel; a start request is one
+  byte on it with four file descriptors: the server's stdin (read end), its stdout (write end),
+  its log (for stderr) and one end of a socket of the server's own, the *control* socket;
+* on the control socket the kernel writes ``LENGTH:BODY`` (:func:`encode`: working folder, the
+  number of arguments, the command, ``NAME=VALUE`` for its environment) and reads ``P<pid>`` once
+  the server is forked (or ``F<message>`` if it could not be), then ``E<wait status>`` once the
+  server and all it left behind are gone. It writes ``T`` (end the tree: SIGTERM, SIGKILL after
+  the grace) or ``K`` (SIGKILL now); closing the control socket lets go of the server, which then
+  gets its grace to exit by itself before its tree is ended; the kernel's end does that for all.
+
 Linux only (the supervisor is a child subreaper and reads /proc); elsewhere spawn.py keeps a guard
-per server. Nothing here blocks the event loop: the sockets are non-blocking, the pipes are
-asyncio's pipe transports, and an exit comes as a reader callback.
+per server. The event loop never waits on the supervisor: the sockets are non-blocking, the pipes
+are asyncio's pipe transports, and an exit comes as a reader callback. Starting the supervisor
+itself (a fork and exec, once per kernel) is the one thing done in place.
 """
 
 from __future__ import annotations
@@ -26,7 +37,7 @@ from pathlib import Path
 import anyio
 import anyio.abc
 
-from . import supervisor
+from . import proctable, supervisor
 
 SCRIPT = str(Path(supervisor.__file__))
 #: Seconds to wait for the supervisor to say a server started (it answers in milliseconds; a loaded machine).
@@ -84,8 +95,8 @@ class _PipeSend(anyio.abc.ByteSendStream):
 class SupervisedProcess(anyio.abc.Process):
     """A server started by the supervisor; its exit status comes on its control socket, once its tree is gone."""
 
-    def __init__(self, pid: int, control: socket.socket, rest: bytes, stdin: _PipeSend, stdout: _PipeReceive) -> None:
-        self._pid, self._control, self._buffer = pid, control, b""
+    def __init__(self, pid: int, boss: int, control: socket.socket, rest: bytes, stdin: _PipeSend, stdout: _PipeReceive) -> None:
+        self._pid, self._boss, self._control, self._buffer = pid, boss, control, b""
         self._stdin, self._stdout = stdin, stdout
         self._returncode: int | None = None
         self._loop = asyncio.get_running_loop()
@@ -163,13 +174,20 @@ class SupervisedProcess(anyio.abc.Process):
         self._say(b"K")
 
     def send_signal(self, sig: int) -> None:
+        """SIGTERM and SIGKILL go to the tree, through the supervisor (the pid may be reaped, and reused, before the tree is gone)."""
         if sig == signal.SIGTERM:
             self.terminate()
         elif sig == signal.SIGKILL:
             self.kill()
-        elif self._returncode is None:
+        else:
+            raise ValueError(f"only SIGTERM and SIGKILL reach a supervised server, not {sig}")
+
+    async def force_end(self) -> None:
+        """The supervisor does not answer: SIGKILL from here to every process that carries this server's mark."""
+        mark = f"{proctable.MARK}={self._boss}:{self._pid}".encode()
+        for pid in await asyncio.to_thread(proctable.carrying, mark):  # /proc reads, off the loop
             with contextlib.suppress(OSError):
-                os.kill(self._pid, sig)
+                os.kill(pid, signal.SIGKILL)
 
     async def aclose(self) -> None:
         """Close the pipes and the control socket: the supervisor gives the server its grace, then ends its tree."""
@@ -183,6 +201,7 @@ class Supervisor:
 
     def __init__(self) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._sock.setblocking(False)
         env = {k: v for k in KEPT if (v := os.environ.get(k)) is not None}
         try:
             self.process = subprocess.Popen(
@@ -191,6 +210,7 @@ class Supervisor:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 env=env,
+                cwd="/",  # it pins no folder; each server gets the kernel's at its start
                 start_new_session=True,  # an interrupt to our process group must not reach it
             )
         except OSError as exc:
@@ -204,10 +224,8 @@ class Supervisor:
         return self.owner == os.getpid() and self.process.poll() is None and self._sock.fileno() >= 0
 
     def close(self) -> None:
-        """Let go of the supervisor: it gives what it runs their grace, ends it and exits."""
+        """Let go of the supervisor: it gives what it runs their grace, ends it and exits (subprocess reaps it)."""
         self._sock.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(0)
 
     async def start(self, argv: Sequence[str], env: Mapping[str, str], cwd: str | None, stderr: int) -> SupervisedProcess:
         """Start ``argv`` under the supervisor with fresh stdin/stdout pipes and ``stderr`` (a file descriptor)."""
@@ -221,28 +239,32 @@ class Supervisor:
             for fd in (in_w, out_r):
                 os.close(fd)
             mine.close()
-            raise SupervisorError(f"the server supervisor is gone: {exc}") from exc
+            why = "is not reading its requests" if isinstance(exc, BlockingIOError) else f"is gone ({exc})"
+            raise SupervisorError(f"the server supervisor {why}") from exc
         finally:
             for fd in (in_r, out_w):
                 os.close(fd)
             theirs.close()
+        read_transport: asyncio.ReadTransport | None = None
         try:
             mine.setblocking(False)
-            items = [cwd or "", str(len(argv)), *argv, *(f"{k}={v}" for k, v in env.items())]
+            items = [cwd or os.getcwd(), str(len(argv)), *argv, *(f"{k}={v}" for k, v in env.items())]
             body = encode(items)
             await loop.sock_sendall(mine, b"%d:" % len(body) + body)
             pid, rest = await asyncio.wait_for(_started(loop, mine), ANSWER_WAIT)
-            reader = asyncio.StreamReader(limit=1 << 30)  # read(n) only: no line limit applies
-            read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(out_r, "rb", 0))
-            out_r = -1
-            write_transport, protocol = await loop.connect_write_pipe(lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), os.fdopen(in_w, "wb", 0))
-            in_w = -1
+            reader = asyncio.StreamReader()  # its limit (64 KiB) pauses the pipe past 128 KiB unread, as anyio's
+            stdout, out_r = os.fdopen(out_r, "rb", 0), -1  # the file owns the fd now
+            read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdout)
+            stdin, in_w = os.fdopen(in_w, "wb", 0), -1
+            write_transport, protocol = await loop.connect_write_pipe(lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), stdin)
             writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-            return SupervisedProcess(pid, mine, rest, _PipeSend(writer), _PipeReceive(reader, read_transport))
+            return SupervisedProcess(pid, self.process.pid, mine, rest, _PipeSend(writer), _PipeReceive(reader, read_transport))
         except BaseException as exc:
             for fd in (in_w, out_r):
                 if fd >= 0:
                     os.close(fd)
+            if read_transport is not None:
+                read_transport.close()
             mine.close()  # the supervisor ends what it started
             if isinstance(exc, asyncio.TimeoutError):
                 raise SupervisorError(f"the server supervisor did not start {argv[0]!r} within {ANSWER_WAIT:.0f} s") from None
@@ -253,11 +275,16 @@ async def _started(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> tupl
     """The supervisor's ``P<pid>`` line, and whatever came after it."""
     got = b""
     while b"\n" not in got:
-        chunk = await loop.sock_recv(sock, 4096)
+        try:
+            chunk = await loop.sock_recv(sock, 4096)
+        except ConnectionResetError:  # it dropped the request: the fds did not all reach it
+            raise SupervisorError("the server supervisor could not take the request (out of file descriptors?)") from None
         if not chunk:
             raise SupervisorError("the server supervisor ended before it started the server")
         got += chunk
     line, _, rest = got.partition(b"\n")
+    if line[:1] == b"F":
+        raise SupervisorError(line[1:].decode(errors="replace"))
     if line[:1] != b"P" or not line[1:].isdigit():
         raise SupervisorError(f"the server supervisor said {line[:80]!r}")
     return int(line[1:]), rest
@@ -272,6 +299,8 @@ def shared() -> Supervisor:
     global _shared
     with _starting:
         if _shared is None or not _shared.alive():
+            if _shared is not None:
+                _shared.close()
             _shared = Supervisor()
         return _shared
 

@@ -3,26 +3,15 @@
 Servers run in their own session, so an interrupt to the kernel's process group never reaches
 them; then nothing takes them down when the kernel dies, and servers written by others ignore
 SIGTERM and stdin's end, or leave children behind (``npx`` wrappers, worker pools, daemons that
-double-fork). A guard per server (guard.py, still used off Linux) cost 9.7 MB of RSS each; this one
-process does the job for all of a kernel's servers:
-
-* it is a *child subreaper*, so every descendant of a server stays in its subtree even when
-  intermediate parents die (a ``setsid`` grandchild is re-parented here, not to init);
-* stdin (fd 0) is a socket from the kernel; each start request brings, as file descriptors, the
-  server's stdin and stdout pipes, its log for stderr and a socket of its own (the *control*
-  socket), on which the command follows and the answers go back: ``P<pid>`` once started,
-  ``E<wait status>`` once the server and all it left behind are gone. The kernel writes ``T``
-  (end it: SIGTERM, SIGKILL after :data:`GRACE`) or ``K`` (SIGKILL now) there;
-* a server starts in a session of its own, with SIGKILL as its parent-death signal;
-* when a server exits, what it left behind is ended: its session, and the orphans here that are
-  its own (a daemon that left the session is known by :data:`MARK` in its environment; one that
-  dropped that too is ended with the rest once the kernel is gone);
-* when the kernel is gone (its socket ends) or drops a server's control socket, the servers get
-  :data:`LEFT_GRACE` seconds to exit by themselves (their stdin ended: a kernel that shuts down
-  only closes the pipes), then their trees are ended; with no kernel and no server left, it exits.
-
-It never blocks on the kernel: one ``poll`` loop, SIGCHLD through a wake-up pipe. It imports only
-``os``, ``sys``, ``time``, ``_signal``, ``_socket``, ``select`` and ``ctypes`` (for ``prctl``).
+double-fork). A guard per server (guard.py, still used off Linux) cost 9.7 MB of RSS each; this
+process does the job for all of a kernel's servers. It is a *child subreaper*, so a server's
+descendants stay below it when their parents die; a server starts in a session of its own with
+SIGKILL as its parent-death signal; what a server leaves behind when it ends is ended too (its
+session, and the orphans here that carry its :data:`MARK`; unmarked ones once the kernel is gone);
+once the kernel lets go of a server (its socket ends) the server gets :data:`LEFT_GRACE` seconds
+to exit by itself. The protocol with the kernel is in supervised.py. One ``poll`` loop, never
+blocked on the kernel nor on a server's exec; it imports only ``os``, ``sys``, ``time``,
+``_signal``, ``_socket``, ``select`` and ``ctypes`` (for ``prctl``).
 """
 
 from __future__ import annotations
@@ -33,6 +22,12 @@ import os
 import select
 import sys
 import time
+
+if __package__:  # imported by the kernel, for its constants and decode()
+    from .proctable import MARK, below, marked_by, processes
+else:  # run as a script: -I keeps this folder off sys.path, and it goes last (no module here shadows one of the stdlib)
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+    from proctable import MARK, below, marked_by, processes
 
 
 def _seconds(text: str | None, default: float) -> float:
@@ -49,9 +44,6 @@ LEFT_GRACE = _seconds(os.environ.get("MCP2REPL_LEFT_GRACE"), 5.0)
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 TICK = 0.02  # s between passes over a tree being ended
-#: Set in each server's environment as ``SUPERVISOR_PID:SERVER_PID``: its descendants inherit it, so
-#: one that left the server's session and lost its parent is still known as that server's.
-MARK = "MCP2REPL_SUPERVISED"
 #: File descriptors one start request brings: stdin's read end, stdout's write end, the log, the control socket.
 FDS = 4
 
@@ -80,55 +72,6 @@ def decode(data: bytes) -> list[str] | None:
     return items
 
 
-def processes() -> tuple[dict[int, list[int]], dict[int, int]]:
-    """Every live process, from one pass over /proc: the children of each, and the session of each."""
-    children: dict[int, list[int]] = {}
-    sessions: dict[int, int] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return children, sessions
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()  # the command name may hold spaces and ")"
-        if len(fields) > 3 and fields[0] != b"Z":
-            children.setdefault(int(fields[1]), []).append(int(entry))
-            sessions[int(entry)] = int(fields[3])
-    return children, sessions
-
-
-def below(roots: list[int], children: dict[int, list[int]], spared: set[int] = set()) -> set[int]:  # noqa: B006 - never changed
-    """``roots`` and all their descendants, but not ``spared`` nor what is below them."""
-    found: set[int] = set()
-    todo = [r for r in roots if r not in spared]
-    while todo:
-        pid = todo.pop()
-        if pid not in found:
-            found.add(pid)
-            todo.extend(c for c in children.get(pid, ()) if c not in spared)
-    return found
-
-
-def marked_by(pid: int, me: int) -> int | None:
-    """The server whose :data:`MARK` the environment of ``pid`` carries (from this supervisor), if any."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as fh:
-            environ = fh.read()
-    except OSError:
-        return None
-    prefix = b"%s=%d:" % (MARK.encode(), me)
-    for entry in environ.split(b"\0"):
-        if entry.startswith(prefix) and entry[len(prefix) :].isdigit():
-            return int(entry[len(prefix) :])
-    return None
-
-
 class Server:
     """One server: its control socket, its fds until it starts, then its pid, exit status and ending."""
 
@@ -142,6 +85,7 @@ class Server:
         self.killed = False
         self.left_at: float | None = None  # the kernel let go at: it is ended LEFT_GRACE later
         self.grace, self.left_grace = GRACE, LEFT_GRACE  # a server's own environment may set both
+        self.exec_pipe, self.failure = -1, b""  # until its exec is done: why it failed
 
     def say(self, text: bytes) -> None:
         try:
@@ -155,6 +99,8 @@ class Supervisor:
         self.me = os.getpid()
         self.kernel: socket.socket | None = kernel
         self.servers: dict[int, Server] = {}  # by control socket fd
+        self.execs: dict[int, Server] = {}  # by exec pipe fd, until the exec is done
+        self.reserve: list[int] = []  # fds kept free for a request's own: out of fds, the start fails and says so
         self.poll = select.poll()
         self.wake_r, wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
@@ -167,18 +113,23 @@ class Supervisor:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
         self.poll.register(kernel.fileno(), select.POLLIN)
         self.poll.register(self.wake_r, select.POLLIN)
+        self.keep_reserve()
 
     # ---- requests ---------------------------------------------------------------------------
 
     def accept(self) -> None:
         """A start request on the kernel's socket: one byte with the fds; the command follows on the control socket."""
         assert self.kernel is not None
+        while self.reserve:
+            os.close(self.reserve.pop())
         try:
             data, ancillary, _flags, _addr = self.kernel.recvmsg(1, socket.CMSG_SPACE(FDS * 4))
         except BlockingIOError:
             return
         except OSError:
             data, ancillary = b"", []
+        finally:
+            self.keep_reserve()
         fds = [int.from_bytes(d[i : i + 4], sys.byteorder) for _l, _t, d in ancillary for i in range(0, len(d) - len(d) % 4, 4)]
         if not data or len(fds) != FDS:
             for fd in fds:
@@ -190,6 +141,13 @@ class Supervisor:
         control.setblocking(False)
         self.servers[control.fileno()] = Server(control, fds[:3])
         self.poll.register(control.fileno(), select.POLLIN)
+
+    def keep_reserve(self) -> None:
+        try:
+            while len(self.reserve) < FDS:
+                self.reserve.append(os.open(os.devnull, os.O_RDONLY))
+        except OSError:
+            pass  # out of fds already: the next request may lose its own (the kernel waits for an answer in vain)
 
     def kernel_gone(self) -> None:
         if self.kernel is not None:
@@ -229,7 +187,7 @@ class Supervisor:
             self.end(server)
 
     def start(self, server: Server, request: bytes) -> None:
-        """Fork and exec the server in its own session; an exec failure is written to its log and exits 127."""
+        """Fork and exec the server in its own session; ``P<pid>`` at once, the exec's outcome comes on a pipe."""
         items = decode(request)
         if not items or len(items) < 3 or not items[1].isdigit() or int(items[1]) < 1 or len(items) < 2 + int(items[1]):
             self.forget(server)
@@ -239,8 +197,18 @@ class Supervisor:
         env = dict(item.split("=", 1) for item in items[2 + count :] if "=" in item)
         server.grace = _seconds(env.get("MCP2REPL_KILL_GRACE"), GRACE)
         server.left_grace = _seconds(env.get("MCP2REPL_LEFT_GRACE"), LEFT_GRACE)
-        read_end, write_end = os.pipe()  # close-on-exec: empty once exec succeeded
-        pid = os.fork()
+        try:
+            read_end, write_end = os.pipe()  # close-on-exec: it ends, empty, once exec succeeded
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(read_end)
+                os.close(write_end)
+                raise
+        except OSError as exc:  # out of fds or processes: this server fails, the others go on
+            server.say(f"Fcannot start {command[0]!r}: {exc.strerror or exc}\n".encode(errors="replace"))
+            self.forget(server)
+            return
         if pid == 0:  # the child: only a few steps until exec
             try:
                 os.close(read_end)
@@ -259,26 +227,43 @@ class Supervisor:
                     os.chdir(cwd)
                 env[MARK] = f"{self.me}:{os.getpid()}"
                 os.execvpe(command[0], command, env)
-            except OSError as exc:
-                where = f" (working folder {cwd!r})" if cwd and exc.filename == cwd else ""
-                os.write(write_end, f"cannot start {command[0]!r}: {exc.strerror or exc}{where}\n".encode())
+            except Exception as exc:  # noqa: BLE001 - whatever stops the exec is the server's failure
+                where = f" (working folder {cwd!r})" if cwd and getattr(exc, "filename", None) == cwd else ""
+                os.write(write_end, f"cannot start {command[0]!r}: {getattr(exc, 'strerror', None) or exc}{where}\n".encode(errors="replace"))
             finally:
                 os._exit(127)
         os.close(write_end)
-        with os.fdopen(read_end, "rb") as fh:
-            failure = fh.read()
-        if failure:
-            try:
-                os.write(server.fds[2], failure)
-            except OSError:
-                pass
-        for fd in server.fds:
-            os.close(fd)
-        server.fds = []
-        server.pid = pid
+        os.set_blocking(read_end, False)
+        server.pid, server.exec_pipe = pid, read_end
+        self.execs[read_end] = server
+        self.poll.register(read_end, select.POLLIN)
         server.say(b"P%d\n" % pid)
 
+    def exec_heard(self, server: Server) -> None:
+        """The exec pipe of ``server`` is readable: a failure's message, or its end (the exec is done)."""
+        try:
+            while chunk := os.read(server.exec_pipe, 4096):
+                server.failure += chunk
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        del self.execs[server.exec_pipe]
+        self.poll.unregister(server.exec_pipe)
+        os.close(server.exec_pipe)
+        server.exec_pipe = -1
+        if server.failure:
+            try:
+                os.write(server.fds[2], server.failure)
+            except OSError:
+                pass
+        for fd in server.fds:  # the server holds its pipes now: the kernel sees their end with it
+            os.close(fd)
+        server.fds = []
+
     def forget(self, server: Server) -> None:
+        if server.exec_pipe >= 0:
+            self.exec_heard(server)  # (the child is gone: its pipe has ended)
         for fd in server.fds:
             os.close(fd)
         server.fds = []
@@ -354,12 +339,21 @@ class Supervisor:
             self.reap()
             left = self.signal_tree(server)
             if not left and server.status is not None:
+                if server.exec_pipe >= 0:
+                    self.exec_heard(server)  # its message in the log before the kernel hears of the exit
                 server.say(b"E%d\n" % server.status)
                 self.forget(server)
             elif not left and now - server.ending_since > server.grace + 5:
                 self.forget(server)  # a server that cannot be reaped (not ours): nothing left to do
 
     def run(self) -> None:
+        """Serve until the kernel and every server are gone; whatever happens, end every tree before leaving."""
+        try:
+            self.serve()
+        finally:
+            self.sweep()  # (after a crash too: the servers' trees, at once)
+
+    def serve(self) -> None:
         while self.kernel is not None or self.servers:
             if self.stop_now:  # SIGTERM: end every tree now (SIGKILL after the grace)
                 self.kernel_gone()
@@ -385,8 +379,9 @@ class Supervisor:
                     self.accept()
                 elif fd in self.servers:
                     self.control(fd)
+                elif fd in self.execs:
+                    self.exec_heard(self.execs[fd])
             self.tick()
-        self.sweep()
 
     def sweep(self) -> None:
         """Kernel and servers gone: end whatever is still here (orphans that carried no server's mark)."""

@@ -34,6 +34,22 @@ def launch(*args: str, env: dict[str, str] | None = None, log: Path | None = Non
     return Launch(PY, args, tuple(server_environment(env or {}).items()), None, log)
 
 
+async def execed(pid: int) -> psutil.Process:
+    """The server once it runs its own program: the supervisor answers as soon as it has forked."""
+    process, deadline = psutil.Process(pid), time.monotonic() + 60
+    while process.cmdline()[:1] != [PY] or "supervisor.py" in " ".join(process.cmdline()):
+        assert time.monotonic() < deadline, "the server did not exec within 60 s"
+        await asyncio.sleep(0.01)
+    return process
+
+
+def gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 def test_one_server_ends_with_its_whole_tree_while_the_others_go_on() -> None:
     """Two servers that ignore SIGTERM and stdin's end, each with a child and a setsid grandchild, under one supervisor."""
     first, second = (f"supervisor-{uuid.uuid4().hex[:8]}" for _ in range(2))
@@ -87,7 +103,7 @@ def test_the_supervisor_keeps_none_of_the_kernels_environment(monkeypatch: pytes
     async def main() -> None:
         spawned = await spawn(launch("-c", "import time; time.sleep(60)", env={"SERVER_ONLY": "s3cret"}))
         try:
-            server = psutil.Process(spawned.process.pid)
+            server = await execed(spawned.process.pid)
             assert server.environ()["SERVER_ONLY"] == "s3cret"
             assert "KERNEL_SECRET" not in server.environ()
             assert set(psutil.Process(server.ppid()).environ()) <= set(supervised.KEPT)
@@ -113,7 +129,7 @@ def test_a_killed_supervisor_takes_its_servers_along_and_a_new_one_starts() -> N
         assert await wait_exit(first.process, 60), "the process did not end within 60 s of its supervisor's SIGKILL"
         assert first.process.returncode == -signal.SIGKILL
         deadline = time.monotonic() + 30
-        while psutil.pid_exists(first.process.pid) and psutil.Process(first.process.pid).status() != psutil.STATUS_ZOMBIE:
+        while not gone(first.process.pid):
             assert time.monotonic() < deadline, "the server outlived its supervisor by 30 s"
             await asyncio.sleep(0.05)
         second = await spawn(launch("-c", "import sys; sys.stdout.write(sys.stdin.readline())"))
@@ -131,3 +147,73 @@ def test_the_request_encoding_keeps_any_text() -> None:
         assert supervisor.decode(supervised.encode(items)) == items
     for bad in (b"x", b"3:ab", b":", b"1x:a"):
         assert supervisor.decode(bad) is None, bad
+
+
+def test_a_stuck_supervisor_does_not_keep_a_stopped_server_alive() -> None:
+    """stop()'s last resort: the server and every process with its mark, SIGKILLed from the kernel's side."""
+
+    async def main() -> None:
+        spawned = await spawn(launch(HOSTILE, "orphans", "--mark", mark))
+        await execed(spawned.process.pid)
+        deadline = time.monotonic() + 60
+        while len(marked(mark)) < 3:
+            assert time.monotonic() < deadline, "the hostile server did not start its children within 60 s"
+            await asyncio.sleep(0.05)
+        boss = psutil.Process(spawned.process.pid).ppid()
+        os.kill(boss, signal.SIGSTOP)
+        try:
+            await stop(spawned.process)
+            assert [p.pid for p in marked(mark) if not gone(p.pid)] == []
+        finally:
+            os.kill(boss, signal.SIGCONT)
+
+    mark = f"supervisor-stuck-{uuid.uuid4().hex[:8]}"
+    try:
+        asyncio.run(main())
+    finally:
+        for p in marked(mark):
+            p.kill()
+
+
+def test_a_start_that_fails_inside_the_supervisor_fails_alone(tmp_path: Path) -> None:
+    """Out of file descriptors: the new server's start says why, and the server already running goes on."""
+
+    async def main() -> None:
+        first = await spawn(launch("-u", "-c", "import sys\nfor line in sys.stdin: sys.stdout.write(line)"))
+        boss = psutil.Process(supervised.shared().process.pid)
+        limits = boss.rlimit(psutil.RLIMIT_NOFILE)
+        await execed(first.process.pid)
+        deadline = time.monotonic() + 60
+        while True:  # until it has let go of the first server's fds: then its only /dev/null above 2 is the reserve
+            fds = {int(n): os.readlink(f"/proc/{boss.pid}/fd/{n}") for n in os.listdir(f"/proc/{boss.pid}/fd")}
+            if sum(n > 2 and fds[n] == os.devnull for n in fds) == supervisor.FDS or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.01)
+        free = [n for n in range(1024) if n not in fds or (n > 2 and fds[n] == os.devnull)]
+        boss.rlimit(psutil.RLIMIT_NOFILE, (free[3] + 1, limits[1]))  # room for the request's four fds, not for a pipe
+        try:
+            with pytest.raises(OSError, match=r"^cannot start '.*python.*': Too many open files$"):
+                await spawn(launch("-c", "pass"))
+        finally:
+            boss.rlimit(psutil.RLIMIT_NOFILE, limits)
+        await first.process.stdin.send(b"still\n")
+        assert await first.process.stdout.receive(100) == b"still\n"
+        again = await spawn(launch("-c", "import os; print(os.getcwd())"))
+        assert await again.process.stdout.receive(1000) == f"{os.getcwd()}\n".encode()
+        await stop(again.process)
+        await stop(first.process)
+        assert boss.is_running() and first.process.returncode == 0
+
+    asyncio.run(main())
+
+
+def test_a_server_starts_in_the_kernels_folder_of_the_moment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def main() -> bytes:
+        spawned = await spawn(launch("-c", "import os; print(os.getcwd())"))
+        out = await spawned.process.stdout.receive(1000)
+        await stop(spawned.process)
+        return out
+
+    asyncio.run(main())  # the supervisor runs already, started elsewhere
+    monkeypatch.chdir(tmp_path)
+    assert asyncio.run(main()) == f"{tmp_path}\n".encode()
