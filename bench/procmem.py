@@ -1,7 +1,7 @@
 """A named session's processes and their memory, found generically (issue 28's memory rows).
 
-The session's helper processes (the run-folder watcher, the servers' guards) are being reshaped
-while this bench measures them, so none is looked up by name: a helper is every descendant of the
+The session's helper processes (the run-folder watcher: tee and tail; the servers' supervisor) were reshaped
+while this bench measured them, so none is looked up by name: a helper is every descendant of the
 kernel that is not an MCP server's own command (nor a process that server started). RSS is what
 the issue's targets are stated in; PSS (resident pages shared by k processes count 1/k in each)
 is what many sessions really cost the machine together, since the same interpreter and libraries

@@ -172,7 +172,7 @@ SDK_FREE = (
 HELPER_SCRIPTS = {
     "servers/supervisor.py": {"_signal", "_socket", "os", "select", "sys", "time", "ctypes", "proctable", "__future__"},
     "servers/proctable.py": {"os", "__future__"},
-    "servers/guard.py": {"_signal", "os", "sys", "time", "ctypes", "__future__"},
+    "servers/guard.py": {"_signal", "os", "sys", "time", "ctypes", "proctable", "__future__"},
     "crashtail.py": {"os", "sys", "__future__"},
 }
 

@@ -23,7 +23,7 @@ line once, on the server; it is written as ``LENGTH:ARG`` for each argument (:fu
 so that no JSON parser is imported). On Linux one supervisor per kernel does this job for all its
 servers (supervisor.py), so the guard runs elsewhere: there it polls for the kernel's death and
 kills the server's process group (it still works on Linux, and its tests run there). Each server has a guard, so what it imports counts per server: only
-``os``, ``sys``, ``time``, ``_signal`` and ``ctypes``, and it starts with ``-S`` (9.7 MB RSS, 10.8
+``os``, ``sys``, ``time``, ``_signal``, ``ctypes`` and the process table (proctable.py), and it starts with ``-S`` (9.7 MB RSS, 10.8
 with ``json`` and ``signal``).
 """
 
@@ -33,6 +33,11 @@ import _signal as signal  # signal without its enum wrappers (enum and, with jso
 import os
 import sys
 import time
+
+if __package__:  # imported by the kernel (spawn.py)
+    from .proctable import below, processes
+else:  # run as a script: its folder is on sys.path (it runs without -I)
+    from proctable import below, processes
 
 ARGV_VAR = "MCP2REPL_GUARD_ARGV"
 #: Seconds between SIGTERM and SIGKILL for the server's tree.
@@ -78,30 +83,7 @@ class _Stop(Exception):
 
 def descendants(root: int) -> list[int]:
     """Every live descendant of ``root`` (Linux: one pass over /proc; elsewhere: none known)."""
-    children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        # the command name may hold spaces and parentheses: fields resume after the last ")"
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1 and fields[0] != b"Z":
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    found: list[int] = []
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            found.append(child)
-            todo.append(child)
-    return found
+    return sorted(below([root], processes()[0]) - {root})
 
 
 def _signal_all(pids: list[int], sig: int) -> None:

@@ -1,8 +1,8 @@
 """The process table as the supervisor reads it from /proc: children, sessions, and whose mark a process carries.
 
-Imported by supervisor.py, run as a script (so: the standard library's ``os`` only), and by the
-kernel's side (supervised.py), which ends a server's marked processes itself when the supervisor is
-stuck. Linux only.
+Imported by supervisor.py and guard.py, run as scripts (so: the standard library's ``os`` only), and
+by the kernel's side (supervised.py, spawn.py), which ends a server's processes itself when its
+supervisor or guard is stuck. Linux only (elsewhere: an empty table).
 """
 
 from __future__ import annotations
