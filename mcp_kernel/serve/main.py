@@ -57,6 +57,7 @@ async def _http(options: ServeOptions) -> None:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(2048)  # before the address is printed: a client that reads it connects at once (uvicorn starts later)
     port = sock.getsockname()[1]
     token, token_file = token_for(options.token, options.cwd)
     app = ServeApp(options)

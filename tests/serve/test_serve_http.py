@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
+import socket
 import stat
 import subprocess
 import time
@@ -171,6 +173,24 @@ def test_the_token_can_come_from_the_environment(tmp_path: Path) -> None:
         proc.wait(30)
     assert not (tmp_path / ".mcp2repl" / "serve-token").exists()
     assert "s3cret-from-env" not in (tmp_path / "serve-http.log").read_text()
+
+
+def test_the_printed_address_takes_connections_at_once(tmp_path: Path) -> None:
+    """busy-check: a client that read the address was refused, as uvicorn had not called listen() yet.
+    The serve process is stopped right after it prints: the socket must already take connections."""
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": {}}))
+    proc = subprocess.Popen([MCP2REPL, "serve", "--http", "127.0.0.1:0"], cwd=tmp_path, env=clean_env(), stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        proc.send_signal(signal.SIGSTOP)
+        port = int(line.split("/mcp")[0].rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=30):  # refused if it were not listening
+            pass
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        proc.terminate()
+        proc.wait(30)
 
 
 def test_a_non_loopback_address_needs_allow_remote(tmp_path: Path) -> None:
