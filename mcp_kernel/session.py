@@ -18,7 +18,6 @@ import importlib
 import logging
 import os
 import re
-import secrets
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -174,7 +173,7 @@ class Session:
         self._loading = asyncio.ensure_future(self._load_servers(source, specs, early, spawning))
         if self.options.owns_process:
             gc_tuning.tune()
-        await self.engine.start()
+        await self.engine.start(warm=self.options.servers_for is None)  # a one-shot's first cell comes at once
 
     async def _load_servers(self, source: str, specs: list[ServerSpec], early: EarlyStarts, spawning: asyncio.Future[None] | None) -> None:
         try:
@@ -259,7 +258,7 @@ class Session:
             oldest = self._outputs.popitem(last=False)[0]
             self._consoles.pop(oldest, None)
             self._displays.pop(oldest, None)
-        display_id = f"mcp2repl-calls-{secrets.token_hex(6)}"  # not uuid: it loads platform
+        display_id = f"mcp2repl-calls-{os.urandom(6).hex()}"  # not uuid (it loads platform), nor secrets (hmac: a one-shot pays for both)
         trace = CellTrace(
             publish=lambda bundle, update: out.display(bundle, {}, display_id, update),
             mode=progress,

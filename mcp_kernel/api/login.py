@@ -13,7 +13,6 @@ the login fails at once and says how to log in once interactively, unless the se
 from __future__ import annotations
 
 import asyncio
-import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -33,10 +32,12 @@ def link_bundle(server: str, url: str) -> dict[str, str]:
 
     The URL comes from the server's authorization metadata: shown with any control or bidi character
     escaped (a real URL has them percent-encoded), so it cannot drive the terminal showing it."""
+    from html import escape  # here: only a login needs it, not every start
+
     url = neutral(url, one_line=True)
-    href = html.escape(url, quote=True)
+    href = escape(url, quote=True)
     return {
-        "text/html": f'<p>MCP server <b>{html.escape(server)}</b> needs a login: <a href="{href}" target="_blank" rel="noopener">'
+        "text/html": f'<p>MCP server <b>{escape(server)}</b> needs a login: <a href="{href}" target="_blank" rel="noopener">'
         "open the login page</a> (this cell continues when the browser comes back).</p>",
         "text/plain": f'MCP server "{server}" needs a login. Open this link to log in (this cell continues when the browser comes back):\n{url}',
     }

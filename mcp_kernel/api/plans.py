@@ -16,7 +16,7 @@ twice. Plans outlive their step (the JS value is a global like any other).
 from __future__ import annotations
 
 import json
-import secrets
+import os
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -97,7 +97,7 @@ class Plans:
         if len(self._plans) >= MOST_PLANS:
             done = [k for k, p in self._plans.items() if p.state in ("applied", "rejected")] or list(self._plans)
             self._plans.pop(done[0])
-        plan = Plan(secrets.token_hex(4), ctx.cell, self.tools.traces(ctx.cell))
+        plan = Plan(os.urandom(4).hex(), ctx.cell, self.tools.traces(ctx.cell))
         self._plans[plan.id] = plan
         self._recording[ctx.cell] = plan
         return {"id": plan.id}

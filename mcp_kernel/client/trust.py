@@ -20,7 +20,6 @@ is the one place that puts them together.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import os
 import stat
 from pathlib import Path
@@ -63,12 +62,19 @@ def file_problem(path: Path) -> str | None:
     return None
 
 
+def _ip_address(text: str) -> Any:
+    """``ipaddress.ip_address``, imported at first use: a one-shot run checks no connection file."""
+    import ipaddress
+
+    return ipaddress.ip_address(text)
+
+
 def is_loopback(host: str) -> bool:
     """Does ``host`` name this machine only (127.0.0.0/8, ::1, localhost)?"""
     if host.lower() == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return _ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
 
@@ -84,7 +90,7 @@ def connection_problem(info: Any) -> str | None:
     if info.get("transport") != "tcp":
         return f"names transport {info.get('transport')!r}, not tcp"
     try:
-        loopback = ipaddress.ip_address(str(info.get("ip"))).is_loopback
+        loopback = _ip_address(str(info.get("ip"))).is_loopback
     except ValueError:
         loopback = False
     if not loopback:

@@ -10,7 +10,6 @@ gets it when it asks (``--trace``), else one line each for failed and unfinished
 from __future__ import annotations
 
 import asyncio
-import html
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -202,11 +201,13 @@ class CellTrace:
         return f"{text}, {elapsed:.1f} s, {_size(self._received)} received"
 
     def _bundle(self, final: bool) -> dict[str, Any]:
+        from html import escape  # here: a one-shot run without tool calls never needs it
+
         if final:
             line = ("✗ " if self._failed else "✓ ") + self.summary()
             return {
                 "text/plain": line,
-                "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace;opacity:.75">{html.escape(line)}</div>',
+                "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace;opacity:.75">{escape(line)}</div>',
             }
         flying = list(self._flying.values())
         counts = Counter(f"{c.server}.{c.tool}" for c in flying)
@@ -225,10 +226,10 @@ class CellTrace:
             else:  # a status message alone (an MCP task says what it is doing)
                 plain += f"\n  {label}"
                 meter = ""
-            bar = f'<div style="margin:2px 0">{meter}{html.escape(label)}</div>'
+            bar = f'<div style="margin:2px 0">{meter}{escape(label)}</div>'
 
         # text/plain too: nbclient agents and terminals read only that
-        return {"text/plain": plain, "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace">{html.escape(line)}{bar}</div>'}
+        return {"text/plain": plain, "text/html": f'<div class="mcp2repl-calls" style="font-family:monospace">{escape(line)}{bar}</div>'}
 
 
 def _named(server: str, tool: str, error: Any) -> str:

@@ -84,6 +84,15 @@ def runtime_scripts() -> list[tuple[str, str]]:
     return [(f"engine/{name}", (root / name).read_text(encoding="utf-8")) for name in RUNTIME_FILES]
 
 
+def joined_scripts(scripts: Sequence[tuple[str, str]]) -> str:
+    """All of a context's scripts as one: one compile and one round trip instead of ~25 (~5-9 ms of
+    every start). Each file is sloppy at its top level (its ``"use strict"`` is inside its own
+    function), so joining changes no meaning; the ``;`` keeps a file without a final semicolon
+    from running into the next, and each file's name stays on the line above it."""
+    parts = [f";// ---- {name}\n{source}\n" for name, source in scripts]
+    return "".join(parts) + "//# sourceURL=mcp2repl/runtime.js"
+
+
 class V8:
     """A mini-racer context and what the engine needs from it: evals, ``receive`` and the interrupt flag."""
 
@@ -115,8 +124,7 @@ class V8:
         self.version = racer.v8_version
         self.heap_limit = usable_heap_limit(self.heap_limit, int(racer.heap_stats()["heap_size_limit"]))
         racer.set_hard_memory_limit(self.heap_limit)
-        for name, source in [*runtime_scripts(), *scripts]:
-            await racer.eval_cancelable(f"{source}\n//# sourceURL=mcp2repl/{name}")
+        await racer.eval_cancelable(joined_scripts([*runtime_scripts(), *scripts]))
         # every script has added its part: from now on the runtime's namespace cannot change; one
         # array buffer may hold at most the heap limit (buffers.js)
         flag = await racer.eval_cancelable(f"__mk$L({self.heap_limit}); Object.freeze(__mcp2repl).flagBuffer")

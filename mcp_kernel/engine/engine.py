@@ -27,7 +27,7 @@ from . import errors, memory, nesting
 from .bridge import Bridge, Handler, Note, Sink
 from .context import V8, JSTerminated, configure_v8
 from .errors import JSError
-from .prepare import Preparing
+from .prepare import Preparing, warm_up
 from .rewrite import Rewritten, SourceMap
 
 #: Values of the interrupt flag (``__mk$f[0]`` in bridge.js; 3 and 4 are memory.LOOK and memory.STOP).
@@ -117,10 +117,12 @@ class Engine:
 
     # ---- life cycle ---------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Create the V8 context on the running loop and load the runtime and scripts."""
+    async def start(self, warm: bool = True) -> None:
+        """Create the V8 context on the running loop, load the runtime and scripts (``warm``: and prepare.warm_up meanwhile)."""
         self._loop = asyncio.get_running_loop()
         self._ready = self._loop.create_future()
+        if warm:
+            self._loop.run_in_executor(None, warm_up)
         try:
             await self._open()
             self._ready.set_result(None)
@@ -190,8 +192,7 @@ class Engine:
         if self._recovering is not None:
             await asyncio.shield(self._recovering)
         loop = asyncio.get_running_loop()
-        # A timer, not wait_for: a cell spinning after an await blocks even the drain below. It
-        # starts before preparation (off the loop, ended at once by an interrupt): it is the cell's time.
+        # A timer, not wait_for (a cell spinning after an await blocks even the drain below), set before preparation: the cell's time.
         deadline = loop.call_later(time_limit, self.interrupt, True) if time_limit else None
         self._preparing = preparing = Preparing(loop.create_future())
         try:
@@ -223,8 +224,7 @@ class Engine:
         try:
             return await execution.future
         finally:
-            # Never cancel the starter: cancelling an eval asks V8 to terminate whatever runs
-            # at that moment, which can be the next cell. It finishes once V8 is idle.
+            # Never cancel the starter: that asks V8 to end whatever runs then (the next cell?). It ends once V8 is idle.
             if self._current is execution:
                 self._current = None
 

@@ -146,6 +146,16 @@ def _first(code: str, cell: str) -> Rewritten | JSError | _ForV8:
         return _ForV8(js, exc, SourceMap.with_prefix(js, len(_WRAPPER), shown=code))
 
 
+def warm_up() -> None:
+    """Build the parsers' compiled queries now, on a worker thread while V8 starts (``Engine.start``
+    of a kernel, not of a one-shot run, whose first cell follows at once): compiling them costs
+    ~20 ms once per process, which the first cell would otherwise wait for, and the two do not
+    overlap (a one-shot's start took as much longer). The sample holds a token of every kind the
+    queries look for. A failure is left to the first cell's own preparation, which reports it."""
+    with contextlib.suppress(Exception):
+        _first("let warm: number = (1) as number; return warm", "warm-up")
+
+
 def _repaired(js: str, cell: str, code: str) -> Rewritten | None:
     repaired = insert_semicolons(js)
     if repaired is not None:

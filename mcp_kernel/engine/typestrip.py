@@ -106,4 +106,6 @@ def strip_types(source: str) -> str:
 
 
 def _marks(root: Node, raw: bytes) -> list[Node]:
+    if _MARK_TOKENS.search(raw) is None and _COLON.search(raw) is None:
+        return []  # every pattern needs one of those tokens: no query to compile, nor to run (``1+1``)
     return treewalk.captures(_marks_query(), root, raw, _MARK_TOKENS, _COLON).get("ts", [])

@@ -143,3 +143,29 @@ def test_a_typed_loop_still_stops_at_the_time_limit(js) -> None:
     err = js.error("function spin(limit: number): never {\n  let i: number = 0\n  while (true) { i = (i + 1) % limit }\n}\nspin(7)", timeout=0.5)
     assert err.name == "TimeoutError"
     assert js.value("const after: string = 'alive'; after") == "'alive'"
+
+
+def test_a_cell_without_typescript_tokens_compiles_no_query() -> None:
+    """``1+1`` (a one-shot's usual first cell) pays no ~20 ms for the TypeScript marks query."""
+    from mcp_kernel.engine import typestrip
+
+    typestrip._marks_query.cache_clear()
+    assert strip_types("1+1\n'a' + \"b\" // done") == "1+1\n'a' + \"b\" // done"
+    assert typestrip._marks_query.cache_info().currsize == 0
+    assert strip_types("let n: number = 1") == "let n         = 1"  # a colon: the query is needed
+    assert typestrip._marks_query.cache_info().currsize == 1
+
+
+def test_the_warm_up_builds_every_query_a_first_typescript_cell_needs() -> None:
+    from mcp_kernel.engine import prepare, rewrite, typestrip
+
+    cached = (typestrip._marks_query, rewrite._query, rewrite._returns)
+    for fn in cached:
+        fn.cache_clear()
+    prepare.warm_up()
+    assert [fn.cache_info().currsize for fn in cached] == [1, 1, 1]
+    hits = [fn.cache_info().hits for fn in cached]
+    first = prepare._first("const p: { x: number } = { x: (1) }; return p.x as number", "cell[1]")
+    assert isinstance(first, rewrite.Rewritten)
+    assert [fn.cache_info().currsize for fn in cached] == [1, 1, 1]  # nothing more to compile
+    assert all(fn.cache_info().hits > hit for fn, hit in zip(cached, hits, strict=True))

@@ -274,3 +274,27 @@ def test_stacks_show_the_users_positions_and_no_runtime_frames(js):
     # the kernel's traceback agrees with e.stack
     err = js.error("function f() { throw new RangeError('r') }\nf()")
     assert err.traceback == ["RangeError: r", "  at cell[5] line 1, col 22, in f", "    function f() { throw new RangeError('r') }", "                         ^", "  at cell[5] line 2, col 1", "    f()", "    ^"]
+
+
+def test_scripts_load_as_one_and_a_missing_semicolon_does_not_join_two_files():
+    """The runtime and the added scripts are evaluated as one script (context.joined_scripts): a
+    file ending without a semicolon must not run into a next one that starts with a parenthesis."""
+    from conftest import Recorder, _Loop
+
+    from mcp_kernel.engine import Engine
+    from mcp_kernel.engine.context import joined_scripts
+
+    assert joined_scripts([("a.js", "x = 1"), ("b.js", "(0)")]).endswith("\n//# sourceURL=mcp2repl/runtime.js")
+    loop = _Loop()
+    engine = Engine(Recorder())
+    engine.add_script("first.js", "globalThis.first = 1 // ends in a comment, no semicolon")
+    engine.add_script("second.js", "(function () { globalThis.second = first + 1 })()")
+    try:
+        loop.call(engine.start())
+        out = loop.call(engine.run_cell("[first, second]", "cell[1]"))
+        assert out.error is None and out.data["text/plain"] == "[ 1, 2 ]"
+        out = loop.call(engine.run_cell("new Error('e').stack", "cell[2]"))
+        assert "runtime.js" not in out.data["text/plain"] and "mcp2repl/" not in out.data["text/plain"]
+    finally:
+        loop.call(engine.close())
+        loop.stop()
