@@ -296,6 +296,30 @@ def test_ipykernels_tcp_warning_is_dropped_for_loopback_kernels_only() -> None:
     assert passes("127.0.0.1", "Starting the kernel at pid: 1")
 
 
+def test_the_kernel_app_takes_the_connection_files_ip_without_scanning_interfaces() -> None:
+    """compat.FileIpFirst: jupyter_client still works out ``_ip_default()`` while loading a file that
+    names the ip (so the override matters), and with the override psutil is never imported for it;
+    a file without an ip still gets jupyter_client's default."""
+    from jupyter_client.connect import ConnectionFileMixin
+
+    assert 'info.get("ip", self._ip_default())' in inspect.getsource(ConnectionFileMixin.load_connection_info)
+    probe = """
+import sys
+from ipykernel import kernelapp
+from mcp_kernel import compat
+class IPKernelApp(compat.FileIpFirst, kernelapp.IPKernelApp):
+    pass
+app = IPKernelApp()
+app.load_connection_info({"transport": "tcp", "ip": "127.0.0.1", "shell_port": 5})
+print(app.ip, app.shell_port, "psutil" in sys.modules)
+bare = IPKernelApp()
+bare.load_connection_info({"transport": "tcp"})
+print(bare.ip)
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split("\n")[:2] == ["127.0.0.1 5 False", "127.0.0.1"]
+
+
 def test_shell_busy_reads_the_private_lock() -> None:
     from ipykernel.kernelbase import Kernel
 

@@ -8,6 +8,7 @@ module per dependency; this package imports nothing else from mcp_kernel.
 from .interpreter import exit_now, run_exit_handlers
 from .jupyter import (
     AbortBeforeReply,
+    FileIpFirst,
     dispatch_beside,
     end_kernel_process,
     input_request,
@@ -48,6 +49,7 @@ __all__ = [
     "BIG_STRING",
     "AbortBeforeReply",
     "ExternalMemory",
+    "FileIpFirst",
     "QuietResults",
     "V8Function",
     "absorb_listing",

@@ -35,6 +35,27 @@ def skip_empty_flush(stream: Any) -> None:
     stream.flush = flush_if_needed
 
 
+class FileIpFirst:
+    """Mixin for ipykernel's ``IPKernelApp``: the connection file's ``ip`` without a scan of every interface.
+
+    jupyter_client's ``load_connection_info`` reads ``info.get("ip", self._ip_default())``: the
+    default is worked out even when the file names the ip, and that is ``localhost()``, which lists
+    the machine's network interfaces with psutil (its import alone ~3 MB of an idle kernel) to
+    throw the answer away. Here the default is the file's ip when it has one; a file without one
+    still gets jupyter_client's own default, scan and all.
+    """
+
+    _file_ip: str | None = None
+
+    def load_connection_info(self, info: dict[str, Any]) -> None:
+        ip = info.get("ip")
+        self._file_ip = ip if isinstance(ip, str) else None
+        super().load_connection_info(info)  # type: ignore[misc]
+
+    def _ip_default(self) -> str:
+        return self._file_ip if self._file_ip is not None else super()._ip_default()  # type: ignore[misc]
+
+
 def end_kernel_process(app: Any) -> None:
     """End a kernel process whose event loop stopped (a shutdown request): output sent, no teardown race.
 

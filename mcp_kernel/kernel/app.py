@@ -38,12 +38,16 @@ class LoopbackTcpWarning(logging.Filter):
 
 def launch() -> None:
     import zmq
-    from ipykernel.kernelapp import IPKernelApp
+    from ipykernel import kernelapp
 
     from .. import compat, rundir
 
     compat.defer_package_inits()  # before anything imports the MCP SDK: its client side alone
     from .kernel import MCPKernel
+
+    class IPKernelApp(compat.FileIpFirst, kernelapp.IPKernelApp):
+        """ipykernel's app, taking the connection file's ip as it is (compat.FileIpFirst); named as
+        ipykernel's, since traitlets names the app's logger after its class (APP_LOGGER)."""
 
     rundir.current().watch_crashes()
     logging.getLogger(APP_LOGGER).addFilter(LoopbackTcpWarning(lambda: IPKernelApp.instance().ip if IPKernelApp.initialized() else ""))

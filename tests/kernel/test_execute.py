@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from conftest import KernelProcess
@@ -53,3 +54,10 @@ def test_store_history_false_does_not_count(kernel: KernelProcess) -> None:
     assert hidden["execution_count"] == count  # the reply carries the last stored one, as IPython does
     after, inputs = _execute(kernel, "3")
     assert after["execution_count"] == inputs[0]["execution_count"] == count + 1
+
+
+def test_an_idle_kernel_has_not_loaded_psutil(kernel: KernelProcess) -> None:
+    """Its connection file names the ip, so no interface scan (compat.FileIpFirst): ~3 MB of every kernel."""
+    assert kernel.run("1 + 1").reply["status"] == "ok"
+    maps = Path(f"/proc/{kernel.pid}/maps").read_text()
+    assert "libmini_racer" in maps and "psutil" not in maps
