@@ -40,7 +40,7 @@ class FileIpFirst:
 
     jupyter_client's ``load_connection_info`` reads ``info.get("ip", self._ip_default())``: the
     default is worked out even when the file names the ip, and that is ``localhost()``, which lists
-    the machine's network interfaces with psutil (its import alone ~3 MB of an idle kernel) to
+    the machine's network interfaces with psutil (~1 MB of an idle kernel's memory, ~8 ms) to
     throw the answer away. Here the default is the file's ip when it has one; a file without one
     still gets jupyter_client's own default, scan and all.
     """
