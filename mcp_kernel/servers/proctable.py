@@ -12,10 +12,11 @@ import os
 #: Set in each server's environment as ``SUPERVISOR_PID:SERVER_PID``: its descendants inherit it, so
 #: one that left the server's session and lost its parent is still known as that server's.
 MARK = "MCP2REPL_SUPERVISED"
+#: What :func:`processes` reads: the children of each process, and the session of each.
+Table = tuple[dict[int, list[int]], dict[int, int]]
 
 
-
-def processes() -> tuple[dict[int, list[int]], dict[int, int]]:
+def processes() -> Table:
     """Every live process, from one pass over /proc: the children of each, and the session of each."""
     children: dict[int, list[int]] = {}
     sessions: dict[int, int] = {}
@@ -50,15 +51,19 @@ def below(roots: list[int], children: dict[int, list[int]], spared: set[int] = s
     return found
 
 
-def marked_by(pid: int, me: int) -> int | None:
-    """The server whose :data:`MARK` the environment of ``pid`` carries (from this supervisor), if any."""
+def environ(pid: int) -> list[bytes]:
+    """The ``NAME=VALUE`` entries of the environment ``pid`` started with (none: gone, or not ours to read)."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as fh:
-            environ = fh.read()
+            return fh.read().split(b"\0")
     except OSError:
-        return None
+        return []
+
+
+def marked_by(pid: int, me: int) -> int | None:
+    """The server whose :data:`MARK` the environment of ``pid`` carries (from this supervisor), if any."""
     prefix = b"%s=%d:" % (MARK.encode(), me)
-    for entry in environ.split(b"\0"):
+    for entry in environ(pid):
         if entry.startswith(prefix) and entry[len(prefix) :].isdigit():
             return int(entry[len(prefix) :])
     return None
@@ -66,13 +71,8 @@ def marked_by(pid: int, me: int) -> int | None:
 
 def carrying(mark: bytes) -> list[int]:
     """Every process whose environment holds ``mark`` (``NAME=VALUE``) exactly."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as fh:
-                    if mark in fh.read().split(b"\0"):
-                        found.append(int(entry))
-            except OSError:
-                continue
-    return found
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    return [int(entry) for entry in entries if entry.isdigit() and mark in environ(int(entry))]

@@ -24,10 +24,10 @@ import sys
 import time
 
 if __package__:  # imported by the kernel, for its constants and decode()
-    from .proctable import MARK, below, marked_by, processes
+    from .proctable import MARK, Table, below, marked_by, processes
 else:  # run as a script: -I keeps this folder off sys.path, and it goes last (no module here shadows one of the stdlib)
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
-    from proctable import MARK, below, marked_by, processes
+    from proctable import MARK, Table, below, marked_by, processes
 
 
 def _seconds(text: str | None, default: float) -> float:
@@ -295,14 +295,14 @@ class Supervisor:
                     server.status = status
                     self.end(server)  # what it left behind
 
-    def tree(self, server: Server) -> set[int]:
+    def tree(self, server: Server, table: Table | None = None) -> set[int]:
         """What ending ``server`` reaches: its descendants, its session, and the orphans here that are its own.
 
         An orphan (a process re-parented here) is the server's if it is in the server's session, or
         if its environment carries the server's :data:`MARK`; one that carries no mark is ended only
-        once the kernel is gone (it may belong to a server still running).
+        once the kernel is gone (it may belong to a server still running). ``table``: processes(), if read already.
         """
-        children, sessions = processes()
+        children, sessions = table or processes()
         running = {s.pid for s in self.servers.values() if s.pid and s.status is None and s is not server}
         ours = below([self.me], children) - {self.me}
         roots = [p for p in ours if (p == server.pid and server.status is None) or sessions[p] == server.pid]
@@ -314,13 +314,13 @@ class Supervisor:
                 roots.append(pid)
         return below(roots, children, running)
 
-    def signal_tree(self, server: Server) -> set[int]:
+    def signal_tree(self, server: Server, table: Table | None = None) -> set[int]:
         now = time.monotonic()
         assert server.ending_since is not None
         if server.killed or now - server.ending_since >= server.grace:
             server.killed = True
         sig = signal.SIGKILL if server.killed else signal.SIGTERM
-        targets = self.tree(server)
+        targets = self.tree(server, table)
         for pid in targets:
             try:
                 os.kill(pid, sig)
@@ -334,10 +334,13 @@ class Supervisor:
         for server in list(self.servers.values()):
             if server.left_at is not None and server.ending_since is None and now - server.left_at >= server.left_grace:
                 self.end(server)
-            if server.ending_since is None:
-                continue
-            self.reap()
-            left = self.signal_tree(server)
+        ending = [s for s in self.servers.values() if s.ending_since is not None]
+        if not ending:
+            return
+        self.reap()
+        table = processes()  # one pass over /proc for every tree being ended
+        for server in ending:
+            left = self.signal_tree(server, table)
             if not left and server.status is not None:
                 if server.exec_pipe >= 0:
                     self.exec_heard(server)  # its message in the log before the kernel hears of the exit
