@@ -23,7 +23,7 @@ from typing import Any
 
 from py_mini_racer import JSOOMException, JSParseException
 
-from . import errors, memory, nesting
+from . import cellmaps, errors, memory, nesting
 from .bridge import Bridge, Handler, Note, Sink
 from .context import V8, JSTerminated, configure_v8
 from .errors import JSError
@@ -75,7 +75,7 @@ class Engine:
         self.heap_limit = self.heap_limit_asked
         self.interrupt_grace = interrupt_grace
         self.bridge = Bridge(sink, self._finish, self._uncaught, self._broken)
-        self.maps: dict[str, SourceMap] = {}
+        self.maps = cellmaps.CellMaps()  # of past cells, while their code may still throw
         self.declared: set[str] = set()
         self.global_names: set[str] = set()
         self.v8_version = ""
@@ -210,7 +210,7 @@ class Engine:
                 deadline.cancel()
 
     async def _run(self, rewritten: Rewritten, cell: str) -> CellOutcome:
-        self.maps[cell] = rewritten.source_map
+        code = cellmaps.forget(rewritten.code, self.maps.keep(cell, rewritten.source_map, rewritten.lasting))
         self.declared.update(rewritten.declared)
         loop = asyncio.get_running_loop()
         execution = _Execution(cell=cell, future=loop.create_future(), declared=rewritten.declared)
@@ -220,7 +220,7 @@ class Engine:
             self.sink.stream(cell, "stderr", self._late.pop(0))
         # Starting and draining can block behind spinning JS; the outcome arrives through the
         # future either way (done message, interrupt recovery, OOM), so wait on that alone.
-        execution.starter = asyncio.ensure_future(self._start_cell(rewritten.code, execution, rewritten.source_map))
+        execution.starter = asyncio.ensure_future(self._start_cell(code, execution, rewritten.source_map))
         try:
             return await execution.future
         finally:

@@ -19,7 +19,6 @@ Edits never add or remove newlines, so line numbers survive unchanged; a per-lin
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser, Query
 
 from . import treewalk
+from .sourcemap import SourceMap
 from .treewalk import first_error
 
 __all__ = ["CHECK", "CellSyntaxError", "Rewritten", "SourceMap", "first_error", "parser", "rewrite", "strip_checks"]
@@ -89,89 +89,6 @@ class CellSyntaxError(Exception):
         self.column = column
 
 
-class SourceMap:
-    """Maps (line, UTF-16 column) in generated code back to the cell's own (line, column).
-
-    Per line, sorted breakpoints ``(generated_col, original_col, inserted)``: inside an
-    unchanged run the offset is constant, inside inserted text everything maps to where the
-    insertion was made. Built lazily from the rewrite's pieces, since only errors need it.
-    """
-
-    def __init__(self, source: str, pieces: list[tuple[str, int, bool]] | None = None, shown: str | None = None) -> None:
-        # what tracebacks quote: the user's own text (TypeScript before stripping), same lines
-        self.lines = (source if shown is None else shown).split("\n")
-        self._source = source
-        self._shown = shown
-        self._pieces = pieces
-        self._segments: dict[int, list[tuple[int, int, bool]]] | None = None if pieces else {}
-
-    @classmethod
-    def with_prefix(cls, source: str, prefix_len: int, shown: str | None = None) -> SourceMap:
-        """The map of ``prefix + source`` where only the prefix was added (syntax probes)."""
-        smap = cls(source, shown=shown)
-        smap._segments = {1: [(0, 0, True), (prefix_len, 0, False)]}
-        return smap
-
-    @property
-    def segments(self) -> dict[int, list[tuple[int, int, bool]]]:
-        if self._segments is None:
-            self._segments = _build_segments(self._source, self._pieces or [])
-        return self._segments
-
-    def original(self, line: int, column: int) -> tuple[int, int]:
-        """1-based line and UTF-16 column in, 1-based line and code-point column out."""
-        segs = self.segments.get(line)
-        if not segs:
-            return line, column
-        i = bisect.bisect_right([s[0] for s in segs], column - 1) - 1
-        if i < 0:
-            return line, column
-        gen, orig, inserted = segs[i]
-        if inserted:
-            return line, orig + 1
-        return line, orig + (column - 1 - gen) + 1
-
-    def changed_lines(self) -> dict[int, list[tuple[int, int, bool]]]:
-        """The segments of lines the rewrite changed (the rest map to themselves): what stacks.js needs."""
-        return {line: segs for line, segs in self.segments.items() if segs != [(0, 0, False)]}
-
-    def source_line(self, line: int) -> str:
-        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-
-    def shown_text(self, snippet: str) -> str | None:
-        """What the user wrote where the cell's JavaScript reads ``snippet`` (a function's source, as
-        V8 gives it), when they wrote something else (TypeScript); None if the snippet is not here."""
-        shown = self._shown
-        if shown is None or shown == self._source or len(shown) != len(self._source):
-            return None
-        at = self._source.rfind(snippet)
-        return shown[at : at + len(snippet)] if at >= 0 and snippet else None
-
-
-def _build_segments(source: str, pieces: list[tuple[str, int, bool]]) -> dict[int, list[tuple[int, int, bool]]]:
-    segments: dict[int, list[tuple[int, int, bool]]] = {}
-    line_starts = [0, *(m.end() for m in re.finditer("\n", source))]
-
-    def column(offset: int) -> int:
-        return offset - line_starts[bisect.bisect_right(line_starts, offset) - 1]
-
-    line, gcol = 1, 0
-    for text, origin, inserted in pieces:
-        if inserted:
-            segments.setdefault(line, []).append((gcol, column(origin), True))
-            gcol += _utf16_len(text)
-            continue
-        offset = origin  # an unchanged run of original text, possibly spanning lines
-        for k, part in enumerate(text.split("\n")):
-            if k:
-                line, gcol = line + 1, 0
-                offset += 1
-            segments.setdefault(line, []).append((gcol, column(offset), False))
-            gcol += _utf16_len(part)
-            offset += len(part)
-    return segments
-
-
 @dataclass
 class Rewritten:
     """The JavaScript to evaluate for one cell, plus what the kernel needs to know about it."""
@@ -179,10 +96,7 @@ class Rewritten:
     code: str
     source_map: SourceMap
     declared: list[str]
-
-
-def _utf16_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
+    lasting: bool = True  # may code of the cell's run after it ended?
 
 
 class _Edits:
@@ -334,7 +248,8 @@ def rewrite(source: str, cell_name: str, shown: str | None = None) -> Rewritten:
             edits.insert(statements[-1].end_byte, f";return {BOX_OPEN}{VALUE}{BOX_CLOSE};", order=1)
     _box_top_level_returns(root, edits)
 
-    _inject_checks(root, edits)
+    # code of the cell's may run once it ended (functions, methods, classes): its map must stay (cellmaps)
+    lasting = _inject_checks(root, edits) or b"class" in raw
 
     hoist = f"let {VALUE};" if valued else ""
     hoist += "".join(f"if(!({json.dumps(n)} in globalThis))globalThis[{json.dumps(n)}]=undefined;" for n in hoisted_vars)
@@ -345,7 +260,7 @@ def rewrite(source: str, cell_name: str, shown: str | None = None) -> Rewritten:
     # the map rides along as the wrapper's last argument: stacks.js maps positions while they are made
     changed = json.dumps({line: [[g, o, int(i)] for g, o, i in segs] for line, segs in smap.changed_lines().items()}, separators=(",", ":"))
     code = f"{body}\n}},{changed})\n//# sourceURL={cell_name}"
-    return Rewritten(code=code, source_map=smap, declared=declared)
+    return Rewritten(code=code, source_map=smap, declared=declared, lasting=lasting)
 
 
 #: The value of a cell ending in one of these (``if (x) { 1 } else { 2 }``) is its completion value,
@@ -387,7 +302,8 @@ def _box_top_level_returns(root: Node, edits: _Edits) -> None:
             edits.insert(value.end_byte, BOX_CLOSE, order=-1)
 
 
-def _inject_checks(root: Node, edits: _Edits) -> None:
+def _inject_checks(root: Node, edits: _Edits) -> bool:
+    """Put interrupt checks in every loop and function; does the cell define any function?"""
     captures = treewalk.captures(_query(), root, edits.raw, _FN_OR_LOOP_TOKENS)
     for node in captures.get("loop", []):
         body = node.child_by_field_name("body")
@@ -413,6 +329,7 @@ def _inject_checks(root: Node, edits: _Edits) -> None:
             elif stmt.type != "comment":
                 break
         edits.insert(at, CHECK)
+    return bool(captures.get("fn"))
 
 
 def strip_checks(js_source: str) -> str:

@@ -16,6 +16,12 @@ Three facts of py-tree-sitter 0.26 shape this module:
   is the query's own, in linear time.
 * Recursion over a tree overflows Python's stack on deep input (20,000 nested blocks); every
   walk here keeps its own stack.
+* The read callback's every answer is leaked (the binding takes a buffer of it and never drops
+  its own reference): a megabyte cell lost a megabyte per parse, and every cell parses more than
+  once. So while parsing, the callback answers with views it keeps anyway: one buffer per thread,
+  one view of it per power-of-two length (an answer may be shorter than the rest; tree-sitter asks
+  again). ``Node.text`` reads through the same callback later and needs bytes: it gets them, and
+  its answers are not leaked.
 
 :func:`checkpoint` raises :class:`Stopped` once the preparation it runs in was stopped (interrupt,
 time limit): long Python loops call it, so a stopped preparation frees its thread soon.
@@ -66,13 +72,34 @@ def checkpoint() -> None:
         raise Stopped
 
 
+class _Chunks(threading.local):
+    """A thread's read buffer and its views by length (see the module doc: leaked, but only once)."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray(_CHUNK)
+        whole = memoryview(self.buffer)
+        self.views = {1 << k: whole[: 1 << k] for k in range(_CHUNK.bit_length())}
+
+
+_chunks = _Chunks()
+
+
 def parse(parser: Parser, raw: bytes) -> Tree:
     """``parser.parse(raw)``, but letting other threads run meanwhile and ending when stopped."""
     event = _stop.get()
-    view = memoryview(raw)
+    chunks = _chunks
+    source, size = memoryview(raw), len(raw)
+    parsing = True
 
-    def read(offset: int, _point: object) -> bytes:
-        return bytes(view[offset : offset + _CHUNK])
+    def read(offset: int, _point: object) -> memoryview | bytes | None:
+        if not parsing:  # Node.text asks the tree's source too, and must be given bytes
+            return bytes(source[offset : offset + _CHUNK])
+        n = min(_CHUNK, size - offset)
+        if n <= 0:
+            return None
+        n = 1 << (n.bit_length() - 1)  # the largest length a kept view has
+        chunks.buffer[:n] = source[offset : offset + n]
+        return chunks.views[n]
 
     def progress(_offset: int, _has_error: bool) -> bool:
         return event is not None and event.is_set()  # True cancels the parse
@@ -82,6 +109,8 @@ def parse(parser: Parser, raw: bytes) -> Tree:
     except ValueError:  # "Parsing failed": only a cancelled parse fails
         checkpoint()
         raise
+    finally:
+        parsing = False
 
 
 def has_any(positions: list[int], start: int, end: int) -> bool:

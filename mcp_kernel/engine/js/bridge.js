@@ -163,9 +163,10 @@ const __mk$v = globalThis.__mcp2repl.$.box;
     $.when(promise, done, done);
   };
 
-  /** Start a rewritten cell; its outcome is posted as a "done" message. */
-  ns.run = function run(cell, body, map) {
+  /** Start a rewritten cell; its outcome is posted as a "done" message. `forget`: past cells' maps to drop. */
+  ns.run = function run(cell, body, map, forget) {
     current = cell;
+    if (forget) ns.forgetCells(forget);
     ns.mapCell(cell, map);
     const finish = async (ok, value) => {
       try {

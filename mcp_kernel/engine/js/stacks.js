@@ -24,6 +24,8 @@
   const errorText = uncurry(Error.prototype.toString);
 
   ns.mapCell = (cell, map) => { $.mapSet(maps, cell, map); };
+  /** Drop the maps of past cells the kernel no longer keeps (engine/cellmaps.py). */
+  ns.forgetCells = (cells) => { for (let i = 0; i < cells.length; i++) $.mapDelete(maps, cells[i]); };
 
   /** [line, column] in the user's cell, or null for the cell wrapper itself. */
   function original(map, line, col) {
