@@ -11,8 +11,8 @@ share ~10 µs. Objects without reference cycles are freed at once either way, so
 cyclic garbage, by at most a few MB.
 
 Between cells (:data:`IDLE` seconds after one ends, the next not begun) the session gives memory
-back: V8 collects and releases its empty pages (a heap of at most :data:`SMALL_HEAP` bytes: the
-collection costs about what the heap holds), the cyclic garbage the raised thresholds left is
+back: V8 collects and releases its empty pages (a heap with at most :data:`SMALL_HEAP` bytes
+alive: the collection costs about what is alive), the cyclic garbage the raised thresholds left is
 collected, and the C allocator returns its free pages to the system (``malloc_trim``: freed memory
 otherwise stays with the process). Measured on the bench's memory figure: a kernel idle after one
 tool call went from 92 to 87 MB, and after 1,000 calls from 101 to 92 MB.
@@ -50,7 +50,7 @@ def freeze() -> None:
 
 #: seconds of quiet after a cell before the session gives memory back
 IDLE = 1.0
-#: the largest V8 heap in use (bytes) that is collected between cells (~20 ms per 10 MB here)
+#: the most V8 heap alive (bytes) that is collected between cells (~20 ms per 10 MB here)
 SMALL_HEAP = 64 * 1024 * 1024
 #: seconds :meth:`Quiet.close` waits for a give-back under way (its thread is inside mini-racer)
 CLOSING = 2.0

@@ -108,6 +108,7 @@ class V8:
         self._take: V8Function | None = None
         self._eval: Callable[..., asyncio.Future[Any]] | None = None
         self._quiet: QuietResults | None = None  # batches whose results wait for the drain's
+        self._alive = 0  # heap in use after the last collection (give_back), or after the runtime's start
         self.flag: memoryview | None = None
         self.global_names: set[str] = set()
         self.version = ""
@@ -129,7 +130,7 @@ class V8:
         # array buffer may hold at most the heap limit (buffers.js)
         flag = await racer.eval_cancelable(f"__mk$L({self.heap_limit}); Object.freeze(__mcp2repl).flagBuffer")
         assert isinstance(flag, memoryview)
-        self.flag = flag
+        self.flag, self._alive = flag, int(racer.heap_stats()["used_heap_size"])  # the runtime, and its start's garbage
         external = ExternalMemory(racer)
         await external.attach(racer)
         loop = asyncio.get_running_loop()
@@ -194,21 +195,25 @@ class V8:
         if racer is not None:
             await asyncio.to_thread(racer.low_memory_notification)
 
-    async def give_back(self, largest: int, quiet: Callable[[], bool]) -> bool:
-        """Collect and shrink the heap, in a thread, if at most ``largest`` bytes of it are in use; collected?
+    async def give_back(self, largest: int, quiet: Callable[[], bool], guess: int = 4) -> bool:
+        """Collect and shrink the heap, in a thread, if at most ``largest`` bytes of it are alive; collected?
 
-        The collection V8 makes for low memory (several full passes, then it releases empty pages) costs
-        about as much as the heap holds, so a big heap is left to V8's own scheduling. ``quiet()`` is
-        asked again in the thread right before the collection: no cell may have begun meanwhile.
+        V8's collection for low memory (full passes, then empty pages released) costs about what is
+        alive, so a big live heap is left to V8. What is in use counts garbage too, which V8 leaves
+        long (a 4 MB cell's text grew the heap 4 MB a cell): a heap up to ``guess`` times ``largest``
+        is collected when what was alive after the last collection was within it (a wrong guess costs
+        one such collection). ``quiet()`` is asked again in the thread right before: no cell began.
         """
         racer = self._racer
         if racer is None:
             return False
 
         def collect() -> bool:
-            if int(racer.heap_stats()["used_heap_size"]) > largest or not quiet():
+            used = int(racer.heap_stats()["used_heap_size"])
+            if not (used <= largest or (self._alive <= largest and used <= guess * largest)) or not quiet():
                 return False
             racer.low_memory_notification()
+            self._alive = int(racer.heap_stats()["used_heap_size"])
             return True
 
         return await asyncio.to_thread(collect)

@@ -58,6 +58,8 @@ class SourceMap:
         and all this map keeps from now on (a cell's text in pieces would double what it holds)."""
         self._segments = changed = {line: segs for line, segs in self.segments.items() if segs != [(0, 0, False)]}
         self._pieces = None
+        if self._shown is None or self._shown == self._source:
+            self._source, self._shown = "", None  # only shown_text needs them now, for TypeScript: ``lines`` is the text
         return changed
 
     def source_line(self, line: int) -> str:

@@ -31,7 +31,7 @@ from ..session import Ask, Progress, Session, SessionOptions
 from . import direct, pages, steps
 from .approvals import out_of_band
 from .history import History
-from .parent_output import ParentOutput
+from .parent_output import ParentOutput, lighten
 from .recording import Recording
 
 #: Shell requests answered even while a cell runs: they only read state.
@@ -280,18 +280,21 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
                 self.abort_before_reply()  # queued cells are aborted; the next one sent after the reply is not
             if recording:
                 await recording.end(key, self.execution_count, False, result.calls)
-            await self._output_sent(output)
+            await self._ended(parent, output, recording)
             return {"status": "error", "execution_count": self.execution_count, "user_expressions": {}, **content}
         if result.data is not None and output is not None:
             output.publish("execute_result", {"execution_count": self.execution_count, "data": result.data, "metadata": {}})
         if recording:
             await recording.end(key, self.execution_count, True, result.calls)
         expressions = await self._user_expressions(user_expressions or {})
-        await self._output_sent(output)
+        await self._ended(parent, output, recording)
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": expressions}
 
-    async def _output_sent(self, output: ParentOutput | None) -> None:
-        """A cell's output is on the wire before its reply: a terminal client prints what came before the reply."""
+    async def _ended(self, parent: dict[str, Any], output: ParentOutput | None, recording: Recording | None) -> None:
+        """The cell ended: its output on the wire before its reply (a terminal prints in order); what outlives it kept small."""
+        lighten(parent)
+        if output is not None:
+            output.settle(recording.output if recording else None)
         if output is not None and output.published:
             await compat.iopub_sent(self.iopub_socket)
 

@@ -16,6 +16,23 @@ if TYPE_CHECKING:
 Tee = Callable[[str, str, dict[str, Any]], None]
 
 
+def lighten(request: dict[str, Any]) -> None:
+    """Drop an ended cell's code and step data from its request, which outlives it.
+
+    ipykernel keeps the request in a context variable, and every timer and task the cell's request
+    made holds that context: asyncio keeps a cancelled timer (a timeout that was not needed) queued
+    until its time. Whole, the requests of the last seconds to minutes stayed in memory: a few KB
+    a step, 4 MB a step of a 4 MB cell. Nothing reads them after the cell (the reply uses the
+    header; the record took its copy when the cell began).
+    """
+    content, metadata = request.get("content"), request.get("metadata")
+    if isinstance(content, dict) and "code" in content:
+        content["code"] = ""
+    own = metadata.get("mcp2repl") if isinstance(metadata, dict) else None
+    if isinstance(own, dict):
+        own.pop("data", None)
+
+
 class ParentOutput:
     """A cell's output as IOPub messages with the parent of the request that started the cell."""
 
@@ -25,6 +42,16 @@ class ParentOutput:
         self.tee = tee
         self.key = key
         self.published = False  # the reply then waits for IOPub to send it (compat.iopub_sent)
+
+    def settle(self, tee: Tee | None) -> None:
+        """The cell ended: keep only what its late output needs (a timer's), not the whole request.
+
+        The Session keeps a cell's Output for its late output long after the cell (KEPT_OUTPUTS),
+        and the request held its code — a 4 MB cell kept 4 MB, hundreds of them. Late output needs
+        only the parent's header, and the tee of the record (a finished direct step hears nothing).
+        """
+        self.parent = {"header": self.parent.get("header", {})}
+        self.tee = tee
 
     def publish(self, msg_type: str, content: dict[str, Any]) -> None:
         k = self.kernel

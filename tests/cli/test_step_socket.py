@@ -11,6 +11,7 @@ shows the step to attached frontends as any cell, and serves no process of anoth
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -151,6 +152,79 @@ def test_an_attached_frontend_sees_a_socket_step_as_any_cell_and_no_connection_o
         ("execute_result", "execute_request", "42"),
         ("status", "execute_request", "idle"),
     ]
+
+
+def test_late_output_of_a_socket_step_still_reaches_frontends_and_the_record(here: Path) -> None:
+    """Once a cell ends, what it keeps for its timers' output is cut down to what that needs (the request's header, the
+    record; not its code, nor the finished step's queue): a timer firing after the step still shows, under that step."""
+    import nbformat
+    from jupyter_client import BlockingKernelClient
+
+    kc = BlockingKernelClient(connection_file=str(here / ".mcp2repl" / "sessions" / "kernels" / "f.json"))
+    kc.load_connection_file()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        while _iopub(kc, 0.5) is not None:
+            pass
+        code = "setTimeout(() => console.log('late ' + kept), 1500); return 'soon'"
+        assert cli("--session", "f", "-e", code, cwd=here) == Run(0, "'soon'\n", "")
+        step_id, late = "", None
+        while late is None:
+            msg = _iopub(kc, 60)
+            assert msg is not None, "waited 60 s for the timer's output on IOPub"
+            if msg["msg_type"] == "execute_input" and msg["content"]["code"] == code:
+                step_id = msg["parent_header"]["msg_id"]
+            elif msg["msg_type"] == "stream":
+                late = msg
+    finally:
+        kc.stop_channels()
+    assert late["content"] == {"name": "stdout", "text": "late 41\n"}
+    assert step_id and late["parent_header"]["msg_id"] == step_id
+    deadline = time.monotonic() + 60
+    while True:  # the record is written by its own thread, soon after
+        record = nbformat.read(here / ".mcp2repl" / "sessions" / "f.ipynb", as_version=4)
+        cell = next(c for c in record.cells if c.source == code)
+        if len(cell.outputs) >= 2 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert [(o.output_type, o.get("text")) for o in cell.outputs] == [("execute_result", None), ("stream", "late 41\n")]
+
+
+def _rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))) / 1024
+
+
+def _settled_rss_mb(pid: int, wait: float = 60) -> float:
+    """The kernel's RSS once it stopped falling: between cells it gives memory back (gc_tuning.Quiet) a second after."""
+    deadline, last = time.monotonic() + wait, _rss_mb(pid)
+    while time.monotonic() < deadline:
+        time.sleep(2.0)
+        now = _rss_mb(pid)
+        if now >= last - 0.5:
+            return now
+        last = now
+    return last
+
+
+def test_big_steps_leave_the_kernel_about_as_big_as_it_was(tmp_path: Path) -> None:
+    """A 3 MB step used to stay in the kernel 16 MB a step: its request (in ipykernel's context, held by the cell's
+    cancelled timers), its source map's two copies of its text, and V8's garbage past what was collected between cells."""
+    assert cli("--session", "m", "-e", "1", cwd=tmp_path).code == 0
+    try:
+        listing = json.loads(cli("sessions", "--json", cwd=tmp_path).out)
+        pid = int(next(s["pid"] for s in listing if s["name"] == "m"))
+        big = "return '" + "x" * (3 << 20) + "'.length"
+        assert cli("--session", "m", "-e", "-", cwd=tmp_path, stdin=big) == Run(0, f"{3 << 20}\n", "")
+        before = _settled_rss_mb(pid)
+        for _ in range(12):
+            assert cli("--session", "m", "-e", "-", cwd=tmp_path, stdin=big).code == 0
+        grown = _settled_rss_mb(pid) - before
+    finally:
+        stop_all(tmp_path)
+    # what stays by design: the session's record (these steps' code, 40 MB at most) and V8's own heap sizing
+    assert grown < 70, f"the kernel grew {grown:.0f} MB over 12 steps of 3 MB"
 
 
 def _iopub(kc: object, timeout: float) -> dict[str, object] | None:

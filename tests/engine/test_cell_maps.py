@@ -9,6 +9,9 @@ more; a cell that defines code keeps it while that code may throw. Real V8 throu
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import gc
+from pathlib import Path
 
 from conftest import EngineHarness
 
@@ -77,6 +80,29 @@ def test_a_plain_cell_is_told_apart_from_one_that_leaves_code_behind() -> None:
         assert rewrite(code, "c").lasting, code
 
 
+def anonymous_mb() -> float:
+    """This process's anonymous memory, after Python's collector and the C allocator gave back what they could."""
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    rollup = Path("/proc/self/smaps_rollup").read_text()
+    return int(next(line.split()[1] for line in rollup.splitlines() if line.startswith("Anonymous:"))) / 1024
+
+
+def test_big_plain_cells_do_not_stay_in_memory(js: EngineHarness) -> None:
+    """A 3 MB cell's map quoted its text twice, kept for 32 cells: 200 MB after 32 such cells."""
+    big = "return '" + "x" * (3 << 20) + "'.length"
+    assert js.value(big) == str(3 << 20)
+    used_after_gc(js)
+    before = anonymous_mb()
+    for _ in range(12):
+        assert js.value(big) == str(3 << 20)
+    used_after_gc(js)
+    grown = anonymous_mb() - before
+    assert grown < 24, f"{grown:.0f} MB more after 12 cells of 3 MB"
+    kept = sum(len(line) + 1 for name in js.engine.maps for line in js.engine.maps[name].lines)
+    assert kept <= cellmaps.RECENT_CHARS + len(big) + 1
+
+
 def smap(text: str) -> SourceMap:
     return SourceMap(text)
 
@@ -103,3 +129,14 @@ def test_plain_maps_leave_the_window_and_a_cell_run_again_replaces_its_map() -> 
     assert maps["f"] is again and list(maps) == ["c", "f"]
     assert maps.keep("d", smap("4"), lasting=False) == ["c"]
     assert maps.keep("e", smap("5"), lasting=False) == ["f"]
+
+
+def test_plain_maps_are_kept_within_a_budget_of_characters_and_the_latest_always() -> None:
+    maps = cellmaps.CellMaps(recent=10, lasting_cells=10, lasting_chars=1000, recent_chars=100)
+    assert maps.keep("a", smap("a" * 59), lasting=False) == []
+    assert maps.keep("f", smap("f" * 59), lasting=True) == ["a"]  # 120 characters: the oldest goes
+    assert maps.keep("b", smap("b" * 500), lasting=False) == []  # f is lasting: out of the window, still kept
+    assert list(maps) == ["f", "b"]
+    assert maps.keep("c", smap("c" * 9), lasting=False) == ["b"]
+    assert maps.keep("d", smap("d" * 9), lasting=False) == []
+    assert list(maps) == ["f", "c", "d"]

@@ -38,6 +38,21 @@ def test_the_heap_a_cell_grew_is_given_back_and_its_globals_stay(js: EngineHarne
     assert js.value("kept.n") == "42"
 
 
+def used(js: EngineHarness) -> int:
+    return int(js.engine._v8._racer.heap_stats()["used_heap_size"])  # type: ignore[union-attr]
+
+
+def test_garbage_past_the_bound_is_collected_when_little_was_alive(js: EngineHarness) -> None:
+    """What is in use counts garbage: big cells' dropped texts grew it past the bound, and nothing was ever given back."""
+    bound = used(js) + 16 * MB  # more than was alive after the runtime's start, and a quarter of the heap in use
+    start = held(js)
+    assert js.value(GARBAGE) == "400000"
+    assert used(js) > bound, "the cell's garbage was collected before the give-back: nothing to test"
+    assert js.call(js.engine.give_back_memory(bound, lambda: True)) is True
+    assert held(js) < start + 4 * MB
+    assert js.value("1 + 1") == "2"
+
+
 def test_no_collection_once_a_cell_began_meanwhile(js: EngineHarness) -> None:
     """``quiet()`` is asked in the thread right before the collection (a cell binding its data counts)."""
     assert js.value(GARBAGE) == "400000"
@@ -65,6 +80,15 @@ def test_a_heap_over_the_bound_is_left_to_v8(js: EngineHarness) -> None:
     grown = held(js)
     assert js.call(js.engine.give_back_memory(1 * MB, lambda: True)) is False
     assert held(js) >= grown - 2 * MB  # nothing was collected here
+    assert js.value("big.length") == "300000"
+
+
+def test_a_live_heap_mistaken_for_garbage_is_collected_once_then_left_to_v8(js: EngineHarness) -> None:
+    """Within GARBAGE_GUESS times the bound, a heap that grew from little is collected once; found alive, it is left."""
+    js.value("globalThis.big = Array.from({ length: 300000 }, (_, i) => ({ i })); big.length")
+    bound = used(js) // 2
+    assert js.call(js.engine.give_back_memory(bound, lambda: True)) is True
+    assert js.call(js.engine.give_back_memory(bound, lambda: True)) is False
     assert js.value("big.length") == "300000"
 
 
