@@ -18,7 +18,6 @@ import importlib
 import logging
 import os
 import re
-import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +42,7 @@ from .display.value import split_value
 from .engine import CallContext, CellOutcome, Engine, introspection
 from .engine.completeness import Verdict, classify
 from .output import Discard, Masked, Output, Result
-from .servers.config import LoadedConfig, config_files, effective_servers, load_config
+from .servers.config import LoadedConfig, config_files, demo_spec, effective_servers, load_config
 from .servers.secrets import Redactor
 from .servers.spawn import EarlyStarts
 from .servers.spec import ServerSpec
@@ -55,7 +54,6 @@ log = logging.getLogger(__name__)
 USES_SERVERS = re.compile(r"\b(?:mcp|tools|api)\b")
 #: Cells whose late output is still routed (older cells' late output goes to the log).
 KEPT_OUTPUTS = 500
-DEMO_NAME = "demo"
 
 Progress = Literal["display", "stderr", "off"]
 
@@ -96,17 +94,6 @@ class SessionOptions:
     owns_process: bool = False
 
 
-def demo_spec() -> ServerSpec:
-    """The built-in demo server, used when no config exists anywhere."""
-    return ServerSpec(
-        name=DEMO_NAME,
-        transport="stdio",
-        command=sys.executable,
-        args=["-m", "mcp_kernel.demo.server"],
-        description="built-in demo: a small bookshop (search, fetch, aggregate, images, progress)",
-    )
-
-
 class Session:
     """The engine, servers, runtime API, display and artifacts of one JavaScript environment."""
 
@@ -118,6 +105,7 @@ class Session:
         self.engine.set_data("about", {"version": __version__})
         self.engine.set_data("limits", {"maxOutputChars": max(200, self.options.max_output_chars)})
         self.config: LoadedConfig | None = None
+        self._policy: tuple[LoadedConfig | None, str, ConnectPolicy] | None = None
         self._outputs: OrderedDict[str, Output] = OrderedDict()
         self._consoles: dict[str, ConsoleBudget] = {}
         self._displays: dict[str, DisplayBudget] = {}
@@ -211,7 +199,11 @@ class Session:
             early.discard_rest()
 
     def _connect_policy(self) -> ConnectPolicy:
-        return ConnectPolicy.of(self.config, self.options.allow_connect, demo_spec())
+        """The policy of the config and rule in force; made once for them (it is asked on every tool call)."""
+        made, rule = self._policy, self.options.allow_connect
+        if made is None or made[0] is not self.config or made[1] != rule:  # the config by identity: never changed in place
+            made = self._policy = (self.config, rule, ConnectPolicy.of(self.config, rule, demo_spec()))
+        return made[2]
 
     async def close(self, leaving: bool = False) -> None:  # leaving: we exit next, servers are not waited for
         if self._quiet is not None:

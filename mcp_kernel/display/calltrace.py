@@ -124,7 +124,9 @@ class CellTrace:
         self._failed += not ok
         self._received += bytes_in
         if call.id > KEPT_CALLS:
-            row = self._folded.setdefault((call.server, call.tool, ok), {**call.record(), "ms": 0.0, "bytesIn": 0, "bytesOut": 0, "count": 0})
+            row = self._folded.get(key := (call.server, call.tool, ok))
+            if row is None:
+                row = self._folded[key] = {**call.record(), "ms": 0.0, "bytesIn": 0, "bytesOut": 0, "count": 0}
             row["count"] += 1
             row["ms"] = round(row["ms"] + call.ms, 1)
             row["bytesIn"] += bytes_in

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -243,6 +244,17 @@ def _apply_rule(spec: ServerSpec, rule: object, profile: str, ctx: _Ctx) -> Serv
         return replace(spec, tool_filter=ToolFilter(_selectors(rule, where), spec.tool_filter.deny))
     except _Problem as p:
         return replace(spec, error=ctx.say(spec.name, *p.args))
+
+
+def demo_spec() -> ServerSpec:
+    """The built-in demo server, used when no config exists anywhere."""
+    return ServerSpec(
+        name="demo",
+        transport="stdio",
+        command=sys.executable,
+        args=["-m", "mcp_kernel.demo.server"],
+        description="built-in demo: a small bookshop (search, fetch, aggregate, images, progress)",
+    )
 
 
 def effective_servers(config: LoadedConfig, fallback: ServerSpec | None = None) -> tuple[str, list[ServerSpec]]:
