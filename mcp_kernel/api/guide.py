@@ -4,7 +4,6 @@ printing, artifacts and the rest, ranked by the same search engine as tools.
 
 from __future__ import annotations
 
-import functools
 import json
 
 from ..servers.search import Scorer, words
@@ -141,12 +140,7 @@ GUIDE: list[tuple[str, str, str]] = [
     (head.split(" [")[0], " ".join(body), head.split(" [")[1].rstrip("]"))
     for head, *body in (block.strip().splitlines() for block in _GUIDE.split("\n\n"))
 ]
-
-
-@functools.cache
-def _scorer() -> Scorer:
-    """The guide's ranking index, made on the first search: ~2 MB an idle kernel need not hold (most never ask)."""
-    return Scorer([{"name": words(t), "params": words(k), "description": words(x)} for t, x, k in GUIDE])
+_guide_scorer = Scorer([{"name": words(t), "params": words(k), "description": words(x)} for t, x, k in GUIDE])
 
 
 def no_match_note(query: str) -> str:
@@ -164,6 +158,6 @@ def guide(query: str, limit: int = 6) -> list[dict[str, str]]:
     limit = max(1, min(int(limit), len(GUIDE)))
     if not query.strip():
         return [{"topic": t, "text": x} for t, x, _ in GUIDE[:limit]]
-    scores, _ = _scorer().rank(query)
+    scores, _ = _guide_scorer.rank(query)
     order = sorted(scores, key=lambda i: (-scores[i], i))
     return [{"topic": GUIDE[i][0], "text": GUIDE[i][1]} for i in order[:limit]]
