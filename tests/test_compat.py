@@ -296,6 +296,26 @@ def test_ipykernels_tcp_warning_is_dropped_for_loopback_kernels_only() -> None:
     assert passes("127.0.0.1", "Starting the kernel at pid: 1")
 
 
+def test_the_kernel_apps_logger_makes_no_debug_record_unless_asked() -> None:
+    """traitlets sets an app's logger to DEBUG and its handler to the app's level, so each of ipykernel's debug
+    lines (four a cell) was made into a record and dropped; kernel/app.py lifts the logger to its handlers' level."""
+    import logging
+
+    from traitlets.config import Application
+
+    from mcp_kernel.kernel.app import no_unheard_records
+
+    class ProbeApp(Application):
+        pass
+
+    for level, heard in ((logging.WARNING, False), (logging.DEBUG, True)):
+        app = ProbeApp(log_level=level)
+        assert app.log.level == logging.DEBUG and app.log.isEnabledFor(logging.DEBUG)  # what traitlets does
+        no_unheard_records(app.log)
+        assert app.log.isEnabledFor(logging.DEBUG) is heard and app.log.isEnabledFor(logging.WARNING)
+        ProbeApp.clear_instance()
+
+
 def test_the_kernel_app_takes_the_connection_files_ip_without_scanning_interfaces() -> None:
     """compat.FileIpFirst: jupyter_client still works out ``_ip_default()`` while loading a file that
     names the ip (so the override matters), and with the override psutil is never imported for it;

@@ -199,11 +199,12 @@ def test_history_is_owner_only_capped_and_masked(tmp_path: Path, monkeypatch: py
         h = History(path)
         for line in range(5):
             h.store(line, "x" * 5000, "y" * 5000)
+        h.tail(1).result()  # after every write the history gave its thread (they run in order)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     sessions = [row[0] for row in sqlite3.connect(path).execute("SELECT DISTINCT session FROM history ORDER BY session")]
     assert sessions[-1] == h.session and len(sessions) < 6  # the oldest were dropped
     h.store(99, "z" * (history.MAX_ENTRY + 10))
-    assert h.range(0, 99, None)[0][2].endswith("… (10 more characters not kept)")
+    assert h.range(0, 99, None).result()[0][2].endswith("… (10 more characters not kept)")
 
 
 def test_kernel_history_file_has_no_secret(tmp_path: Path) -> None:

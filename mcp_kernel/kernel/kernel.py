@@ -20,6 +20,7 @@ import signal
 import sys
 import threading
 import time
+from concurrent.futures import Future
 from contextvars import copy_context
 from typing import Any, ClassVar
 
@@ -269,9 +270,10 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
         self._last_active = time.monotonic()
         self._reply_calls[parent.get("header", {}).get("msg_id", "")] = steps.reply_metadata(result, step if isinstance(step, dict) else {})
 
+        stored = None  # a write left to the history's thread (another kernel holds the file): the reply waits for it
         if store_history and not silent:
             text = result.data.get("text/plain") if result.data else None
-            self.history.store(self.execution_count, self.shell_session.redactor.text(code), text)
+            stored = self.history.store(self.execution_count, self.shell_session.redactor.text(code), text)
         if result.error is not None:
             err = result.error
             content = {"ename": err.name, "evalue": err.message, "traceback": err.traceback}
@@ -280,23 +282,26 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
                 self.abort_before_reply()  # queued cells are aborted; the next one sent after the reply is not
             if recording:
                 await recording.end(key, self.execution_count, False, result.calls)
-            await self._ended(parent, output, recording)
+            await self._ended(parent, output, recording, stored)
             return {"status": "error", "execution_count": self.execution_count, "user_expressions": {}, **content}
         if result.data is not None and output is not None:
             output.publish("execute_result", {"execution_count": self.execution_count, "data": result.data, "metadata": {}})
         if recording:
             await recording.end(key, self.execution_count, True, result.calls)
         expressions = await self._user_expressions(user_expressions or {})
-        await self._ended(parent, output, recording)
+        await self._ended(parent, output, recording, stored)
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": expressions}
 
-    async def _ended(self, parent: dict[str, Any], output: ParentOutput | None, recording: Recording | None) -> None:
-        """The cell ended: its output on the wire before its reply (a terminal prints in order); what outlives it kept small."""
+    async def _ended(self, parent: dict[str, Any], output: ParentOutput | None, recording: Recording | None, stored: Future[None] | None) -> None:
+        """The cell ended: its output on the wire and its history written before its reply (a terminal prints in
+        order, a client that reads the reply may end the kernel at once); what outlives it kept small."""
         lighten(parent)
         if output is not None:
             output.settle(recording.output if recording else None)
         if output is not None and output.published:
             await compat.iopub_sent(self.iopub_socket)
+        if stored is not None and not stored.done():
+            await asyncio.wrap_future(stored)
 
     async def _user_expressions(self, expressions: dict[str, Any]) -> dict[str, Any]:
         """Each expression evaluated after the cell (as the messaging spec says), each with its own outcome.
@@ -389,14 +394,7 @@ class MCPKernel(compat.AbortBeforeReply, Kernel):
         unique: bool = False,
         **_: Any,
     ) -> dict[str, Any]:
-        if hist_access_type == "tail":
-            rows = self.history.tail(n or 10, output)
-        elif hist_access_type == "range":
-            rows = self.history.range(session or 0, start or 1, stop, output)
-        elif hist_access_type == "search":
-            rows = self.history.search(pattern or "*", n, unique, output)
-        else:
-            rows = []
+        rows = await asyncio.wrap_future(self.history.answer(hist_access_type, output, session or 0, start or 1, stop, n, pattern or "*", unique))
         return {"status": "ok", "history": rows}
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:
