@@ -87,6 +87,8 @@ class History:
     def store(self, line: int, source: str, output: str | None = None) -> Future[None] | None:
         """Keep one entry: now if the file is free and no write waits before it (None), else in the thread (a
         future, done once written: a reply that waits for it is heard after the entry is there)."""
+        if self._db is None:  # history is off (its file could not be opened)
+            return None
         entry = (self.session, line, _cap(source), _cap(output) if output is not None else None)
         if self._now is not None and (self._last is None or self._last.done()):
             try:
