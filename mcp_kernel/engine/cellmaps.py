@@ -40,7 +40,7 @@ class CellMaps(Mapping[str, SourceMap]):
         self._sizes: dict[str, int] = {}  # name -> characters of its text
         self._lasting: OrderedDict[str, None] = OrderedDict()  # oldest first
         self._recent: deque[str] = deque()
-        self._chars = [0, 0]  # of the lasting cells, of the recent ones
+        self._lasting_chars = self._recent_chars = 0
         self._limits = (recent, lasting_cells, lasting_chars, recent_chars)
 
     def __getitem__(self, cell: str) -> SourceMap:
@@ -61,17 +61,17 @@ class CellMaps(Mapping[str, SourceMap]):
         self._sizes[cell] = size = sum(len(line) + 1 for line in smap.lines)
         if lasting:
             self._lasting[cell] = None
-            self._chars[0] += size
+            self._lasting_chars += size
         self._recent.append(cell)
-        self._chars[1] += size
+        self._recent_chars += size
         dropped: list[str] = []
-        while len(self._recent) > 1 and (len(self._recent) > recent or self._chars[1] > recent_chars):
+        while len(self._recent) > 1 and (len(self._recent) > recent or self._recent_chars > recent_chars):
             old = self._recent.popleft()
-            self._chars[1] -= self._sizes[old]
+            self._recent_chars -= self._sizes[old]
             if old not in self._lasting:
                 self._drop(old)
                 dropped.append(old)
-        while len(self._lasting) > 1 and (len(self._lasting) > lasting_cells or self._chars[0] > lasting_chars):
+        while len(self._lasting) > 1 and (len(self._lasting) > lasting_cells or self._lasting_chars > lasting_chars):
             old = next(iter(self._lasting))
             self._drop(old)
             dropped.append(old)
@@ -83,10 +83,10 @@ class CellMaps(Mapping[str, SourceMap]):
         del self._maps[cell]
         if cell in self._lasting:
             del self._lasting[cell]
-            self._chars[0] -= size
+            self._lasting_chars -= size
         if cell in self._recent:
             self._recent.remove(cell)
-            self._chars[1] -= size
+            self._recent_chars -= size
 
 
 def forget(code: str, cells: list[str]) -> str:
