@@ -233,7 +233,8 @@ def share_icu_data() -> int:
     path = Path(py_mini_racer.__file__).parent / _dll._ICU_DATA_FILENAME
     try:
         size = path.stat().st_size
-        head = path.read_bytes()[: mmap.PAGESIZE] if size >= mmap.PAGESIZE else b""
+        with open(path, "rb") as f:  # its first page only: reading the whole file would leave 10 MB behind
+            head = f.read(mmap.PAGESIZE) if size >= mmap.PAGESIZE else b""
         with open("/proc/self/maps", encoding="utf-8") as f:
             maps = f.read().splitlines()
     except OSError:

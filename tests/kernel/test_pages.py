@@ -29,7 +29,7 @@ Anonymous:             0 kB
 
 
 def test_only_read_only_file_mappings_without_copied_pages_are_chosen() -> None:
-    assert read_only_mappings(SMAPS) == [
+    assert read_only_mappings(SMAPS.splitlines(keepends=True)) == [
         (0x7F2DDCA00000, 0x7F2DDE1B8000 - 0x7F2DDCA00000),  # symbol tables: the file's bytes
         (0x7F2DDE1B8000, 0x7F2DDFDA3000 - 0x7F2DDE1B8000),  # code
     ]  # not the relocated (copied) RELRO part, not .data, not [vdso] or anonymous memory
