@@ -162,7 +162,8 @@ def _memory(server: Server, cfg: Config) -> dict[str, dict[str, Any]]:
         _stop(work, env, ["mem"], [pid] if pid else [])
         shutil.rmtree(work, ignore_errors=True)
     helpers = idle.helpers
-    shown = ", ".join(f"{u.label} {u.rss / procmem.MB:.1f}" for u in helpers) or "none"
+    # RSS counts the pages a helper shares (its Python's library, mapped by the kernel too); USS is what it alone holds
+    shown = ", ".join(f"{u.label} {u.rss / procmem.MB:.1f} (USS {u.uss / procmem.MB:.1f})" for u in helpers) or "none"
     return {
         "mem_idle@kernel": {"value": idle.kernel.rss / procmem.MB, "tree": idle.as_json()},
         "mem_helper_max@kernel": {"value": max((u.rss for u in helpers), default=0) / procmem.MB, "detail": f"{len(helpers)}: {shown}"},

@@ -134,7 +134,8 @@ SESSION_NOTES = """\
 7. A named session (`mcp2repl --session`) with one stdio server, the bench's Python echo server,
    after one tool call and {settle:g} s of quiet; the baseline is ipykernel's own `python3` kernel,
    idle after one cell, in the same round. Helpers: every descendant process of the kernel that is
-   not the server's own command (nor started by it): the run-folder watcher (`tee` and `tail`), the servers' supervisor.
+   not the server's own command (nor started by it): the run-folder watcher (`tee` and `tail`), the servers' supervisor;
+   beside each its USS, the memory it alone holds (its RSS also counts the Python library the kernel maps too).
    Then one step of {mem_calls:,} sequential tool calls, another such step, then {mem_cells:,}
    one-line steps; the kernel's RSS is read after each, after {settle:g} s of quiet: the ratio is
    to the idle kernel of the same round (1.00× is no growth), for the second step to the first

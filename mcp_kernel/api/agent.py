@@ -231,8 +231,8 @@ def _int(value: Any, default: int) -> int:
 
 
 async def _off_loop(name: str, raw: bytes) -> dict[str, Any]:
-    """_prepared in a worker thread, as a cell's preparation: the loop keeps serving, and an interrupt
-    (which ends the waiting call) stops the work at its next checkpoint."""
+    """_prepared as a cell's preparation, in a worker thread (a tiny file at once): the loop keeps
+    serving, and an interrupt (which ends the waiting call) stops the work at its next checkpoint."""
     stop = threading.Event()
     try:
         return await in_thread(stop, _prepared, name, raw)
