@@ -17,6 +17,8 @@ from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpecManager
 
+from ..client.registry import KERNEL_ARGS
+
 KERNEL_NAME = "mcp2repl"
 DISPLAY_NAME = "JavaScript (mcp2repl)"
 LOGOS = ("logo-32x32.png", "logo-64x64.png", "logo-svg.svg")
@@ -24,7 +26,7 @@ LOGOS = ("logo-32x32.png", "logo-64x64.png", "logo-svg.svg")
 
 def kernel_json(display_name: str = DISPLAY_NAME, env: dict[str, str] | None = None) -> dict[str, object]:
     spec: dict[str, object] = {
-        "argv": [sys.executable, "-m", "mcp_kernel", "-f", "{connection_file}"],
+        "argv": [sys.executable, *KERNEL_ARGS, "-f", "{connection_file}"],
         "display_name": display_name,
         "language": "javascript",
         "interrupt_mode": "message",

@@ -36,6 +36,12 @@ if TYPE_CHECKING:  # subprocess is imported where a kernel is started: a warm st
 
 __all__ = ["SessionError", "SessionFiles", "StartOptions", "Verdict", "connect", "names", "start", "stop"]
 
+#: How a kernel process is started, before ``-f CONNECTION_FILE``: ``-X no_debug_ranges`` keeps no
+#: column table in any code object (~0.4 MB of an idle kernel's memory). Only the kernel's own
+#: Python tracebacks, in its log, lose their ``^^^`` markers: a cell's errors are V8's.
+KERNEL_ARGS = ("-X", "no_debug_ranges", "-m", "mcp_kernel")
+
+
 FOLDER = Path(".mcp2repl") / "sessions"
 KERNELS = "kernels"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -270,7 +276,7 @@ def _launch(files: SessionFiles, options: StartOptions) -> tuple[subprocess.Pope
             if value is not None:
                 env[var] = str(value)
         cmd = [
-            *(sys.executable, "-m", "mcp_kernel", "-f", str(files.conn)),
+            *(sys.executable, *KERNEL_ARGS, "-f", str(files.conn)),
             f"--MCPKernel.idle_timeout={options.idle_timeout:g}",
             f"--MCPKernel.record={files.notebook}",  # every step, recorded as a notebook (mcp_kernel/record)
         ]

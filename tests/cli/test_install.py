@@ -19,7 +19,7 @@ def test_prefix_install_writes_spec_and_logos(tmp_path: Path) -> None:
     assert done.stdout.strip() == f"Installed kernelspec mcp2repl-test in {spec_dir}"
     spec = json.loads((spec_dir / "kernel.json").read_text())
     assert spec == {
-        "argv": [sys.executable, "-m", "mcp_kernel", "-f", "{connection_file}"],
+        "argv": [sys.executable, "-X", "no_debug_ranges", "-m", "mcp_kernel", "-f", "{connection_file}"],
         "display_name": "JS test",
         "language": "javascript",
         "interrupt_mode": "message",
