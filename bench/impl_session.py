@@ -168,10 +168,17 @@ def _memory(server: Server, cfg: Config) -> dict[str, dict[str, Any]]:
         "mem_idle@kernel": {"value": idle.kernel.rss / procmem.MB, "tree": idle.as_json()},
         "mem_helper_max@kernel": {"value": max((u.rss for u in helpers), default=0) / procmem.MB, "detail": f"{len(helpers)}: {shown}"},
         "mem_helpers@kernel": {"value": sum(u.rss for u in helpers) / procmem.MB, "detail": f"{len(helpers)} process(es)"},
-        "mem_after_calls@kernel": {"value": calls.kernel.rss / procmem.MB, "calls": cfg.mem_calls, "tree": calls.as_json()},
-        "mem_after_more_calls@kernel": {"value": more.kernel.rss / procmem.MB, "calls": 2 * cfg.mem_calls, "tree": more.as_json()},
-        "mem_after_cells@kernel": {"value": cells.kernel.rss / procmem.MB, "cells": cfg.mem_cells, "tree": cells.as_json()},
+        "mem_after_calls@kernel": {"value": calls.kernel.rss / procmem.MB, "calls": cfg.mem_calls, "tree": calls.as_json(), "detail": _anon(calls, idle)},
+        "mem_after_more_calls@kernel": {"value": more.kernel.rss / procmem.MB, "calls": 2 * cfg.mem_calls, "tree": more.as_json(), "detail": _anon(more, calls)},
+        "mem_after_cells@kernel": {"value": cells.kernel.rss / procmem.MB, "cells": cfg.mem_cells, "tree": cells.as_json(), "detail": _anon(cells, idle)},
     }
+
+
+def _anon(now: procmem.Tree, then: procmem.Tree) -> str:
+    """The kernel's anonymous memory now against ``then``: its own data, without the library code
+    pages a warmer V8 touches again (file-backed and shared: what makes the rest of RSS grow)."""
+    a, b = now.kernel.anon, then.kernel.anon
+    return f"anonymous {a / procmem.MB:.1f} MB, {a / b:.2f}× that row's" if a and b else ""
 
 
 async def ipykernel_memory(cfg: Config) -> dict[str, dict[str, Any]]:

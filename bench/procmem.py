@@ -68,18 +68,34 @@ class Usage:
     rss: int
     pss: int
     uss: int
+    #: anonymous resident memory (``RssAnon``): the process's own data, without the library pages in its RSS
+    anon: int = 0
 
     def mb(self) -> dict[str, Any]:
-        return {"pid": self.pid, "label": self.label, "rss_mb": round(self.rss / MB, 2), "pss_mb": round(self.pss / MB, 2), "uss_mb": round(self.uss / MB, 2)}
+        return {
+            "pid": self.pid, "label": self.label, "rss_mb": round(self.rss / MB, 2), "pss_mb": round(self.pss / MB, 2),
+            "uss_mb": round(self.uss / MB, 2), "anon_mb": round(self.anon / MB, 2),
+        }
 
 
 def usage(proc: psutil.Process) -> Usage:
-    """RSS, PSS and USS (0 where the system does not say)."""
+    """RSS, PSS, USS and anonymous memory (0 where the system does not say)."""
     try:
         full = proc.memory_full_info()
-        return Usage(proc.pid, label(proc), full.rss, getattr(full, "pss", 0), getattr(full, "uss", 0))
+        return Usage(proc.pid, label(proc), full.rss, getattr(full, "pss", 0), getattr(full, "uss", 0), _rss_anon(proc.pid))
     except psutil.AccessDenied:
         return Usage(proc.pid, label(proc), proc.memory_info().rss, 0, 0)
+
+
+def _rss_anon(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 @dataclass

@@ -139,7 +139,9 @@ SESSION_NOTES = """\
    Then one step of {mem_calls:,} sequential tool calls, another such step, then {mem_cells:,}
    one-line steps; the kernel's RSS is read after each, after {settle:g} s of quiet: the ratio is
    to the idle kernel of the same round (1.00× is no growth), for the second step to the first
-   (what a warm session still adds per {mem_calls:,} calls). MB = 2²⁰ bytes.
+   (what a warm session still adds per {mem_calls:,} calls). Beside each, the kernel's anonymous
+   memory (`RssAnon`) against the same row: the rest of RSS is file pages, mostly the code of V8's
+   library that warmer JS runs again (shared by every kernel, not a leak). MB = 2²⁰ bytes.
 8. {sessions:,} named sessions with the same server, started one after another (none past 80 % of
    the machine's memory in use), then one step of each from the shell, beside a `python -S -c pass`,
    twice; the second pass is the measure (slowest of each; how many took ≤ 100 ms). Memory per
