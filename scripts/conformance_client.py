@@ -121,7 +121,9 @@ def run_kernel(folder: Path, cells: list[str], env: dict[str, str], timeout: flo
     """Start an mcp2repl kernel in ``folder`` and run ``cells``; print what each produced."""
     spec_dir = folder / "jupyter" / "kernels" / "mcp2repl-conformance"
     spec_dir.mkdir(parents=True)
-    argv = [sys.executable, "-m", "mcp_kernel", "-f", "{connection_file}"]
+    from mcp_kernel.client.registry import KERNEL_ARGS
+
+    argv = [sys.executable, *KERNEL_ARGS, "-f", "{connection_file}"]
     (spec_dir / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "mcp2repl", "language": "javascript", "interrupt_mode": "message"}))
     os.environ["JUPYTER_PATH"] = str(folder / "jupyter")
     from jupyter_client.manager import start_new_kernel

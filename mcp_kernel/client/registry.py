@@ -37,8 +37,9 @@ if TYPE_CHECKING:  # subprocess is imported where a kernel is started: a warm st
 __all__ = ["SessionError", "SessionFiles", "StartOptions", "Verdict", "connect", "names", "start", "stop"]
 
 #: How a kernel process is started, before ``-f CONNECTION_FILE``: ``-X no_debug_ranges`` keeps no
-#: column table in any code object (~0.4 MB of an idle kernel's memory). Only the kernel's own
-#: Python tracebacks, in its log, lose their ``^^^`` markers: a cell's errors are V8's.
+#: column table in any code object (~0.4 MB of an idle kernel's memory). Python tracebacks lose
+#: their ``^^^`` markers: the kernel's own (a cell's errors are V8's), and those of any module whose
+#: bytecode the kernel was first to cache (a ``pip install`` caches every module with its table).
 KERNEL_ARGS = ("-X", "no_debug_ranges", "-m", "mcp_kernel")
 
 

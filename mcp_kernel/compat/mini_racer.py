@@ -235,7 +235,7 @@ def share_icu_data() -> int:
         size = path.stat().st_size
         with open(path, "rb") as f:  # its first page only: reading the whole file would leave 10 MB behind
             head = f.read(mmap.PAGESIZE) if size >= mmap.PAGESIZE else b""
-        with open("/proc/self/maps", encoding="utf-8") as f:
+        with open("/proc/self/maps", encoding="utf-8", errors="surrogateescape") as f:
             maps = f.read().splitlines()
     except OSError:
         return 0

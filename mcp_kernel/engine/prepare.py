@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 class Preparing:
     """A cell being prepared: :meth:`run` returns its outcome, or, the moment :meth:`end` is called
     (an interrupt, the time limit, shutdown), the error it ended with; ``stop`` then tells the
-    worker thread to give up at its next checkpoint, and its late result is dropped."""
+    worker thread (or child process) to give up at its next checkpoint, and its late result is dropped."""
 
     stopped: asyncio.Future[JSError]
     stop: threading.Event = field(default_factory=threading.Event)
@@ -88,9 +88,9 @@ class _ForV8:
 async def prepare(code: str, cell: str, compile_js: Compile, stop: threading.Event | None = None) -> Rewritten | JSError:
     """The rewritten cell, or the SyntaxError to report for it.
 
-    The work runs in a worker thread, so the event loop keeps serving requests while a big cell is
-    prepared; ``stop`` ends it at the next checkpoint (treewalk.Stopped), for an interrupt or the
-    cell's time limit.
+    The work runs off the loop (:func:`in_thread`; a cell of :data:`INLINE_CHARS` at most on it), so
+    the event loop keeps serving requests while a big cell is prepared; ``stop`` ends it at the next
+    checkpoint (treewalk.Stopped), for an interrupt or the cell's time limit.
     """
     first = await in_thread(stop, _first, code, cell)
     if not isinstance(first, _ForV8):
@@ -111,9 +111,11 @@ async def prepare(code: str, cell: str, compile_js: Compile, stop: threading.Eve
     return repaired if repaired is not None else errors.syntax_error(failure.message, cell, failure.line, failure.column, smap)
 
 
-#: Inputs up to this many characters are prepared on the event loop itself. Their parse and walks
-#: are linear in the text, ~1 µs a character (a one-line step: ~40 µs), while a worker thread costs
-#: two hand-offs between threads, ~0.1-0.4 ms on a loaded 2-core machine: a tenth of a warm cell.
+#: Inputs up to this many characters are prepared on the event loop itself: a one-line step takes
+#: ~40 µs, the worst 256 characters found (``a<`` repeated, every ``<`` a possible type argument)
+#: ~3 ms, while a worker thread costs two hand-offs between threads, ~0.1-0.4 ms of every cell on a
+#: loaded 2-core machine (a tenth of a warm one). The first cell of a process also compiles the
+#: parsers' queries here (~30 ms) unless the warm-up did; in a thread it held the GIL all the same.
 INLINE_CHARS = 256
 
 

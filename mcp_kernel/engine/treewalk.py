@@ -1,7 +1,7 @@
 """Parsing and querying tree-sitter trees in linear time, off the event loop, and stoppably.
 
 Cells can be megabytes (a pasted data literal, a bundled library) or absurdly deep (generated
-code), and preparing one runs in a worker thread (prepare.py) while the kernel keeps answering.
+code), and preparing one runs in a worker thread (prepare.py; a tiny one on the loop) while the kernel keeps answering.
 Three facts of py-tree-sitter 0.26 shape this module:
 
 * ``Parser.parse(bytes)`` holds the GIL for the whole parse (a 5 MB file: over a second of a

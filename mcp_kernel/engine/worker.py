@@ -11,7 +11,7 @@ map: plain data) comes back the same way, and the child ends with ``os._exit`` w
 anything. The ~0.2 s a child costs to start is nothing next to what such a cell costs anyway.
 A stopped preparation (interrupt, time limit) kills the child.
 
-Smaller inputs stay in a thread: their trees are freed in milliseconds.
+Smaller inputs stay in a thread (the smallest on the loop: prepare.INLINE_CHARS): their trees are freed in milliseconds.
 """
 
 from __future__ import annotations

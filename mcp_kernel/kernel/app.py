@@ -1,4 +1,4 @@
-"""Start the kernel process (what kernel.json runs: ``python -m mcp_kernel -f CONNECTION_FILE``)."""
+"""Start the kernel process (what kernel.json runs: ``python -X no_debug_ranges -m mcp_kernel -f CONNECTION_FILE``)."""
 
 from __future__ import annotations
 

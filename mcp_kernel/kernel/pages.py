@@ -51,7 +51,7 @@ def release_loading_pages() -> int:
     if not sys.platform.startswith("linux"):
         return 0
     try:  # line by line: the whole text (~1 MB, and its lines) would leave ~0.9 MB in the heap for good
-        with open("/proc/self/smaps", encoding="utf-8") as f:
+        with open("/proc/self/smaps", encoding="utf-8", errors="surrogateescape") as f:  # any byte a path may hold
             mappings = read_only_mappings(f)
     except OSError:
         return 0
