@@ -54,3 +54,25 @@ def test_v8_runs_the_same_after_its_pages_are_given_back() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert (out.returncode, out.stdout, out.stderr) == (0, '{"a":[2,4,6]} True\n', "")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="procfs and madvise")
+def test_a_mapped_file_whose_path_is_not_utf8_is_given_back_too(tmp_path) -> None:
+    """/proc/self/smaps names each mapped file with the bytes of its path: not UTF-8, it once ended the give-back."""
+    import mmap
+    import os
+
+    from mcp_kernel.kernel.pages import release_loading_pages
+
+    path = os.path.join(os.fsencode(tmp_path), b"lib-\xff.so")
+    with open(path, "wb") as f:
+        f.write(b"x" * mmap.PAGESIZE * 4)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        mapped = mmap.mmap(fd, 0, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
+        assert mapped[:1] == b"x"  # a page of the file is resident
+        assert release_loading_pages() >= mmap.PAGESIZE * 4
+        assert mapped[mmap.PAGESIZE * 3] == ord("x")  # read again from the file
+        mapped.close()
+    finally:
+        os.close(fd)
