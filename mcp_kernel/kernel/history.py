@@ -96,8 +96,7 @@ class History:
             except sqlite3.Error:  # locked by another kernel (or failing): the thread waits, and says why
                 pass
             else:
-                self._stores += 1
-                if (self._stores - 1) % CHECK_EVERY == 0:
+                if self._counted():
                     self._last = self._run(self._trim)
                 return None
         self._last = self._run(self._store, entry)
@@ -111,9 +110,13 @@ class History:
         except sqlite3.Error as exc:
             log.warning("could not store history: %s", exc)
             return
-        self._stores += 1
-        if (self._stores - 1) % CHECK_EVERY == 0:
+        if self._counted():
             self._trim()
+
+    def _counted(self) -> bool:
+        """One more entry stored (here or in the thread, never both at once: see :meth:`store`); is a size check due?"""
+        self._stores += 1
+        return (self._stores - 1) % CHECK_EVERY == 0
 
     def _trim(self) -> None:
         """Drop the oldest sessions while the file is larger than MAX_BYTES (this session is kept)."""

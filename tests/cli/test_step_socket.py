@@ -209,7 +209,7 @@ def _settled_rss_mb(pid: int, wait: float = 60) -> float:
 
 
 def test_big_steps_leave_the_kernel_about_as_big_as_it_was(tmp_path: Path) -> None:
-    """A 3 MB step used to stay in the kernel 16 MB a step: its request (in ipykernel's context, held by the cell's
+    """A 3 MB step used to stay in the kernel ~8 MB a step: its request (in ipykernel's context, held by the cell's
     cancelled timers), its source map's two copies of its text, and V8's garbage past what was collected between cells."""
     assert cli("--session", "m", "-e", "1", cwd=tmp_path).code == 0
     try:

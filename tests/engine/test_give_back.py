@@ -84,7 +84,7 @@ def test_a_heap_over_the_bound_is_left_to_v8(js: EngineHarness) -> None:
 
 
 def test_a_live_heap_mistaken_for_garbage_is_collected_once_then_left_to_v8(js: EngineHarness) -> None:
-    """Within GARBAGE_GUESS times the bound, a heap that grew from little is collected once; found alive, it is left."""
+    """Within ``guess`` (4) times the bound, a heap that grew from little is collected once; found alive, it is left."""
     js.value("globalThis.big = Array.from({ length: 300000 }, (_, i) => ({ i })); big.length")
     bound = used(js) // 2
     assert js.call(js.engine.give_back_memory(bound, lambda: True)) is True
